@@ -1,0 +1,41 @@
+# Every target bootstraps .venv when it is missing.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install site build serve test lint validate bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+validate: $(STAMP)
+	$(BIN)/failpedia validate
+
+site: $(STAMP)
+	$(BIN)/failpedia validate
+	$(BIN)/failpedia build --site-dir site
+
+build: site
+
+serve: $(STAMP)
+	$(BIN)/failpedia serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check generator tests bench
+	$(BIN)/ruff format --check generator tests bench
+	$(BIN)/mypy --strict generator
+
+bench: $(STAMP)
+	$(BIN)/python bench/build.py
+
+clean:
+	rm -rf site .pytest_cache .mypy_cache .ruff_cache

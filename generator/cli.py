@@ -1,0 +1,199 @@
+"""The ``failpedia`` command: the only module that parses arguments, prints or exits."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from generator.errors import Issue
+from generator.explain import closest_ids, explain_text
+from generator.model import CATEGORY_ORDER
+from generator.pipeline import ENTRIES_DIR, Loaded, load_catalog
+from generator.skeleton import skeleton_path, skeleton_text
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+
+
+def github_line(issue: Issue) -> str:
+    """Return an issue as a GitHub Actions workflow command (an inline annotation)."""
+    loc = issue.location
+    where = f"file={loc.path},line={max(loc.line, 1)},col={max(loc.col, 1)}"
+    text = f"{issue.pointer}: {issue.message}" if issue.pointer else issue.message
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::{issue.severity} {where},title={issue.code}::{text}"
+
+
+def issue_json(issue: Issue) -> dict[str, object]:
+    """Return an issue as a JSON-ready dict."""
+    loc = issue.location
+    return {
+        "file": loc.path,
+        "line": loc.line,
+        "col": loc.col,
+        "pointer": issue.pointer,
+        "code": issue.code,
+        "severity": issue.severity,
+        "message": issue.message,
+    }
+
+
+def print_issues(issues: Sequence[Issue], fmt: str) -> None:
+    """Print issues in the chosen format."""
+    if fmt == "json":
+        print(json.dumps({"issues": [issue_json(i) for i in issues]}, indent=2, sort_keys=True))
+        return
+    for issue in issues:
+        print(github_line(issue) if fmt == "github" else str(issue))
+
+
+def load_or_report(paths: Sequence[str]) -> Loaded | None:
+    """Return the loaded catalog, or None after printing why the paths are unusable."""
+    targets = [Path(p) for p in paths] or [Path(ENTRIES_DIR)]
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        print(f"failpedia: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return None
+    return load_catalog(targets, Path.cwd())
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate records and print every issue."""
+    loaded = load_or_report(args.paths)
+    if loaded is None:
+        return EXIT_USAGE
+    print_issues(loaded.issues, args.format)
+    if args.format == "text":
+        count = len(loaded.catalog.entries)
+        verdict = "ok" if loaded.ok else f"{len(loaded.issues)} problem(s)"
+        print(f"{count} record(s) checked: {verdict}", file=sys.stderr)
+    return EXIT_OK if loaded.ok else EXIT_PROBLEMS
+
+
+def mkdocs_command(*words: str) -> list[str]:
+    """Return the command line that runs MkDocs with this interpreter."""
+    return [sys.executable, "-m", "mkdocs", *words]
+
+
+def mkdocs_env() -> dict[str, str]:
+    """Return the environment for MkDocs: reproducible, without the theme's banner."""
+    env = dict(os.environ)
+    env.setdefault("NO_MKDOCS_2_WARNING", "1")
+    env.setdefault("SOURCE_DATE_EPOCH", "0")
+    return env
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    """Build the site elsewhere, then swap it into place only when the build succeeded."""
+    loaded = load_or_report([])
+    if loaded is None:
+        return EXIT_USAGE
+    if not loaded.ok:
+        print_issues(loaded.issues, "text")
+        print("build stopped: fix the records above", file=sys.stderr)
+        return EXIT_PROBLEMS
+    target = Path(args.site_dir).resolve()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".site-build-", dir=target.parent))
+    try:
+        command = mkdocs_command("build", "--strict", "--quiet", "--site-dir", str(staging))
+        result = subprocess.run(command, check=False, env=mkdocs_env())
+        if result.returncode != 0:
+            print("build failed; the previous site is untouched", file=sys.stderr)
+            return EXIT_PROBLEMS
+        swap_in(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    print(f"built {len(loaded.catalog.entries)} records into {os.path.relpath(target)}", file=sys.stderr)
+    return EXIT_OK
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """Replace ``target`` with ``staging`` by renames, so no half-written site is left."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}-old-{os.getpid()}")
+        target.rename(old)
+    staging.rename(target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the site with live reload."""
+    command = mkdocs_command("serve", "--dev-addr", args.dev_addr)
+    return subprocess.run(command, check=False, env=mkdocs_env()).returncode
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Print one record in the terminal."""
+    loaded = load_or_report([])
+    if loaded is None:
+        return EXIT_USAGE
+    catalog = loaded.catalog
+    entry = catalog.by_id.get(catalog.renames.get(args.id, args.id))
+    if entry is None:
+        suggestions = closest_ids(args.id, list(catalog.by_id))
+        hint = f"; did you mean: {', '.join(suggestions)}" if suggestions else ""
+        print(f"failpedia: no record {args.id!r}{hint}", file=sys.stderr)
+        return EXIT_PROBLEMS
+    print(explain_text(entry, color=sys.stdout.isatty()))
+    return EXIT_OK
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    """Write a schema-valid skeleton record."""
+    path = skeleton_path(Path(ENTRIES_DIR), args.id, args.category)
+    if path is None:
+        print(f"failpedia: {args.id!r} is not a valid id (lowercase words joined by hyphens)", file=sys.stderr)
+        return EXIT_USAGE
+    if path.exists():
+        print(f"failpedia: {path} already exists", file=sys.stderr)
+        return EXIT_PROBLEMS
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("x", encoding="utf-8") as handle:
+        handle.write(skeleton_text(args.id, args.category))
+    print(path)
+    return EXIT_OK
+
+
+def parser() -> argparse.ArgumentParser:
+    """Return the argument parser."""
+    top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
+    sub = top.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("validate", help="check records")
+    p.add_argument("paths", nargs="*", help="record files or directories (default: entries/)")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text")
+    p.set_defaults(run=cmd_validate)
+    p = sub.add_parser("build", help="build the site with mkdocs build --strict")
+    p.add_argument("--site-dir", default="site")
+    p.set_defaults(run=cmd_build)
+    p = sub.add_parser("serve", help="serve the site with live reload")
+    p.add_argument("--dev-addr", default="127.0.0.1:8000")
+    p.set_defaults(run=cmd_serve)
+    p = sub.add_parser("explain", help="show one record in the terminal")
+    p.add_argument("id")
+    p.set_defaults(run=cmd_explain)
+    p = sub.add_parser("new", help="write a skeleton record")
+    p.add_argument("id")
+    p.add_argument("--category", required=True, choices=CATEGORY_ORDER)
+    p.set_defaults(run=cmd_new)
+    return top
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args = parser().parse_args(argv)
+    try:
+        code: int = args.run(args)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    return code

@@ -1,0 +1,96 @@
+"""The portable regex dialect: what RE2, Python ``re`` and JavaScript agree on.
+
+Patterns are compiled with RE2 only (linear time, no catastrophic backtracking); Python's
+``re`` is used just to confirm the syntax means the same there, never to scan logs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import re2
+
+# Constructs that one of the three engines lacks or reads differently.
+FORBIDDEN = (
+    (re.compile(r"\(\?[=!]|\(\?<[=!]"), "lookaround is not portable"),
+    (re.compile(r"\\[1-9]|\\k<|\(\?P="), "backreferences are not portable"),
+    (re.compile(r"\(\?P?<[A-Za-z_]"), "named groups are not portable; use plain groups"),
+    (re.compile(r"\(\?[a-zA-Z]+[:)]"), "inline flags are not portable; use the flags field"),
+    (re.compile(r"\\[AZzG]"), "\\A, \\Z, \\z and \\G differ between engines"),
+    (re.compile(r"[*+?}]\+|\(\?>"), "possessive and atomic constructs are not portable"),
+    (re.compile(r"\[\[:|\[=|\[\."), "POSIX bracket classes are not portable"),
+    (re.compile(r"\\[0-9]{2,}|\\0"), "octal escapes are not portable"),
+)
+
+# Shapes that backtracking engines (a JavaScript page) run in exponential time.
+SLOW = (
+    (re.compile(r"\((?:[^()\\]|\\.)*[*+](?:[^()\\]|\\.)*\)[*+{]"), "nested quantifier (a+)+ can backtrack exponentially"),
+    (re.compile(r"^\.\*|^\.\+"), "a leading .* makes every attempt scan the rest of the line"),
+)
+
+# Escapes with the same meaning in all three engines.
+SAFE_ESCAPES = set("dDsSwWtnrfvbB")
+# Escapes that FORBIDDEN already explains.
+EXPLAINED_ESCAPES = set("AZzG0123456789k") | set(r"\.^$|?*+()[]{}/-:#<>=!,'\"&%@~`_ ;")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A signature pattern compiled for scanning."""
+
+    pattern: str
+    ignore_case: bool
+    regex: Any
+
+    def search(self, line: str) -> bool:
+        """Return True when the pattern matches anywhere in ``line``."""
+        return self.regex.search(line) is not None
+
+
+def dialect_problems(pattern: str) -> list[str]:
+    """Return why ``pattern`` is outside the portable dialect (empty when it is inside)."""
+    problems = [message for rule, message in FORBIDDEN + SLOW if rule.search(pattern)]
+    problems.extend(escape_problems(pattern))
+    if not problems:
+        problems.extend(compile_problems(pattern))
+    return problems
+
+
+def escape_problems(pattern: str) -> list[str]:
+    """Return problems with escapes whose meaning differs between engines."""
+    found = []
+    for match in re.finditer(r"\\(.)", pattern):
+        char = match.group(1)
+        if char == "x" or char in SAFE_ESCAPES or char in EXPLAINED_ESCAPES:
+            continue
+        found.append(f"escape \\{char} is not portable")
+    return found
+
+
+def compile_problems(pattern: str) -> list[str]:
+    """Return the compile errors of RE2 and Python ``re`` for ``pattern``."""
+    problems = []
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        problems.append(f"Python re cannot compile it: {exc}")
+    try:
+        re2.compile(pattern, re2_options(False))
+    except re2.error as exc:
+        problems.append(f"RE2 cannot compile it: {exc}")
+    return problems
+
+
+def re2_options(ignore_case: bool) -> Any:
+    """Return RE2 options for a signature: UTF-8 text, bounded DFA memory."""
+    options = re2.Options()
+    options.case_sensitive = not ignore_case
+    options.max_mem = 64 << 20
+    return options
+
+
+def compile_pattern(pattern: str, ignore_case: bool = False) -> Compiled:
+    """Return the RE2-compiled pattern (raises re2.error when it does not compile)."""
+    return Compiled(pattern, ignore_case, re2.compile(pattern, re2_options(ignore_case)))

@@ -1,0 +1,77 @@
+"""Turn record text into inert Markdown: data never becomes markup.
+
+Every character that Markdown or HTML could read as syntax is written as a numeric
+character reference, so record text renders as the same text and nothing else.
+`Backticks` become <code> elements whose content is escaped the same way.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+import yaml
+
+# Characters that start Markdown or HTML syntax somewhere in a line.
+SPECIAL = frozenset("\\`*_{}[]()#+-.!|~^<>&\"':=$%@")
+CODE_SPAN = re.compile(r"`([^`]+)`")
+FENCE_RUN = re.compile(r"`+|~+")
+
+
+def entities(text: str) -> str:
+    """Return ``text`` with every syntax character as a numeric reference."""
+    return "".join(f"&#{ord(ch)};" if ch in SPECIAL else ch for ch in text)
+
+
+def one_line(text: str) -> str:
+    """Return ``text`` on one line with runs of white space folded."""
+    return " ".join(str(text).split())
+
+
+def inline(text: Any) -> str:
+    """Return one line of record text as inert Markdown, with `code` as <code>."""
+    line = one_line(text)
+    parts = []
+    last = 0
+    for match in CODE_SPAN.finditer(line):
+        parts.append(entities(line[last : match.start()]))
+        parts.append(f"<code>{entities(match.group(1))}</code>")
+        last = match.end()
+    parts.append(entities(line[last:]))
+    return "".join(parts)
+
+
+def prose(text: Any) -> str:
+    """Return paragraphs of record text as inert Markdown paragraphs."""
+    paragraphs = re.split(r"\n[ \t]*\n", str(text).strip())
+    return "\n\n".join(inline(paragraph) for paragraph in paragraphs if paragraph.strip())
+
+
+def fence(code: Any, language: str = "text", indent: int = 0) -> str:
+    """Return a fenced code block longer than any backtick run in ``code``."""
+    body = str(code).rstrip("\n").replace("\r", "")
+    longest = max((len(run) for run in FENCE_RUN.findall(body)), default=0)
+    marker = "`" * max(3, longest + 1)
+    pad = " " * indent
+    lines = [f"{marker}{language}", *body.split("\n"), marker]
+    return "\n".join(pad + line if line else line for line in lines)
+
+
+def attribute(text: Any) -> str:
+    """Return text escaped for an HTML attribute value."""
+    return html.escape(one_line(text), quote=True)
+
+
+def front_matter(title: str, description: str) -> str:
+    """Return YAML front matter with title and description HTML-escaped exactly once."""
+    meta = {"title": attribute(title), "description": attribute(description)}
+    return "---\n" + yaml.safe_dump(meta, allow_unicode=True, sort_keys=True, width=10_000) + "---\n"
+
+
+def safe_url(url: Any) -> str:
+    """Return ``url`` for a Markdown link target, or "" when it is not http(s)."""
+    text = str(url).strip()
+    if not re.match(r"https?://[^\s<>\"'`]+\Z", text, re.ASCII):
+        return ""
+    return html.escape(text, quote=True)

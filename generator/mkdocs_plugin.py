@@ -1,0 +1,77 @@
+"""The MkDocs plugin: the only module that imports mkdocs.
+
+It loads and validates the records when the build starts, replaces the docs directory's
+files with the generated pages, sanitises every generated page's HTML, and watches the
+records when serving.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from generator.pipeline import Loaded, load_catalog
+from generator.render import SiteOptions, categories, category_path, render_site
+from generator.sanitize import sanitize
+
+
+def site_nav(loaded: Loaded) -> list[Any]:
+    """Return the small explicit navigation: home, then one page per category."""
+    return [{"Home": "index.md"}, {"Categories": [category_path(name) for name in categories(loaded.catalog)]}]
+
+
+class FailpediaConfig(Config):
+    """Options of the ``failpedia`` plugin in mkdocs.yml."""
+
+    entries = config_options.Type(str, default="entries")
+    edit_url = config_options.Type(str, default="")
+
+
+class FailpediaPlugin(BasePlugin[FailpediaConfig]):
+    """Adds one generated page per record, plus home and category pages."""
+
+    def __init__(self) -> None:
+        self.loaded: Loaded | None = None
+        self.generated: set[str] = set()
+
+    def entries_dir(self, config: Any) -> Path:
+        """Return the records directory, relative to mkdocs.yml."""
+        return Path(config["config_file_path"]).resolve().parent / self.config.entries
+
+    def on_config(self, config: Any) -> Any:
+        """Load and validate the records; stop the build on any error."""
+        root = Path(config["config_file_path"]).resolve().parent
+        loaded = load_catalog([self.entries_dir(config)], root)
+        if not loaded.ok:
+            lines = "\n".join(str(issue) for issue in loaded.issues)
+            raise PluginError(f"invalid records:\n{lines}")
+        self.loaded = loaded
+        if not config["nav"]:
+            config["nav"] = site_nav(loaded)
+        return config
+
+    def on_files(self, files: Files, config: Any) -> Files:
+        """Replace the docs directory's own files with the generated pages."""
+        assert self.loaded is not None
+        kept = [file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))]
+        pages = render_site(self.loaded.catalog, SiteOptions(edit_url=self.config.edit_url))
+        generated = [File.generated(config, page.path, content=page.markdown) for page in pages]
+        self.generated = {page.path for page in pages}
+        return Files(kept + generated)
+
+    def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
+        """Sanitise the HTML of generated pages."""
+        if page.file.src_uri in self.generated:
+            return sanitize(html)
+        return html
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        """Rebuild when a record changes."""
+        server.watch(str(self.entries_dir(config)))
+        return server

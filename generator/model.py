@@ -1,0 +1,156 @@
+"""The immutable model: entries, their signatures, and the catalog's derived views."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from generator.errors import Location
+from generator.load import SourceDoc
+from generator.locate import find_mark
+
+CATEGORY_ORDER = (
+    "communication",
+    "launcher",
+    "memory",
+    "hardware",
+    "numerical",
+    "data",
+    "compilation",
+    "checkpoint",
+    "sharding",
+    "performance",
+)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """One log signature of an entry."""
+
+    id: str
+    entry_id: str
+    pattern: str
+    ignore_case: bool
+    description: str
+    strength: str
+    match: tuple[str, ...]
+    no_match: tuple[str, ...]
+    index: int
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One failure record, read-only."""
+
+    id: str
+    title: str
+    category: str
+    severity: str
+    status: str
+    summary: str
+    tags: tuple[str, ...]
+    related: tuple[str, ...]
+    downstream_of: tuple[str, ...]
+    renamed_from: tuple[str, ...]
+    signatures: tuple[Signature, ...]
+    data: Mapping[str, Any]
+    path: str
+    locs: Mapping[str, tuple[int, int]]
+
+    def location(self, pointer: str) -> Location:
+        """Return the source location of ``pointer`` in this entry's file."""
+        return Location(self.path, *find_mark(pointer, self.locs))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return a top-level field of the record."""
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Every entry, sorted by id, with lookup views."""
+
+    entries: tuple[Entry, ...]
+    by_id: Mapping[str, Entry]
+    by_tag: Mapping[str, tuple[Entry, ...]]
+    by_category: Mapping[str, tuple[Entry, ...]]
+    renames: Mapping[str, str]
+
+    @property
+    def signatures(self) -> tuple[Signature, ...]:
+        """Return every signature, in entry order."""
+        return tuple(sig for entry in self.entries for sig in entry.signatures)
+
+
+def freeze(value: Any) -> Any:
+    """Return a read-only deep copy of plain YAML data."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return tuple(freeze(item) for item in value)
+    return value
+
+
+def build_signature(entry_id: str, index: int, raw: Mapping[str, Any]) -> Signature:
+    """Return the Signature for one raw signature mapping."""
+    examples = raw.get("examples", {})
+    return Signature(
+        id=raw["id"],
+        entry_id=entry_id,
+        pattern=raw["pattern"],
+        ignore_case="i" in raw.get("flags", ()),
+        description=raw["description"],
+        strength=raw["strength"],
+        match=tuple(examples.get("match", ())),
+        no_match=tuple(examples.get("no_match", ())),
+        index=index,
+    )
+
+
+def build_entry(doc: SourceDoc) -> Entry:
+    """Return the Entry for a schema-valid document."""
+    data = doc.data
+    entry_id = data["id"]
+    return Entry(
+        id=entry_id,
+        title=data["title"],
+        category=data["category"],
+        severity=data["severity"],
+        status=data["status"],
+        summary=data["summary"],
+        tags=tuple(data.get("tags", ())),
+        related=tuple(data.get("related", ())),
+        downstream_of=tuple(data.get("downstream_of", ())),
+        renamed_from=tuple(data.get("renamed_from", ())),
+        signatures=tuple(build_signature(entry_id, i, raw) for i, raw in enumerate(data["signatures"])),
+        data=freeze(data),
+        path=doc.path,
+        locs=MappingProxyType(dict(doc.value_locs)),
+    )
+
+
+def group(entries: Iterable[Entry], keys_of: Any) -> Mapping[str, tuple[Entry, ...]]:
+    """Return entries grouped by each key ``keys_of(entry)`` yields, keys sorted."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        for key in keys_of(entry):
+            groups.setdefault(key, []).append(entry)
+    return MappingProxyType({key: tuple(groups[key]) for key in sorted(groups)})
+
+
+def build_catalog(docs: Iterable[SourceDoc]) -> Catalog:
+    """Return the Catalog of schema-valid documents (duplicates stay for check_catalog)."""
+    entries = tuple(sorted((build_entry(doc) for doc in docs), key=lambda e: (e.id, e.path)))
+    by_id: dict[str, Entry] = {}
+    for entry in entries:
+        by_id.setdefault(entry.id, entry)
+    renames = {old: entry.id for entry in entries for old in entry.renamed_from}
+    return Catalog(
+        entries=entries,
+        by_id=MappingProxyType(by_id),
+        by_tag=group(entries, lambda e: e.tags),
+        by_category=group(entries, lambda e: (e.category,)),
+        renames=MappingProxyType(dict(sorted(renames.items()))),
+    )

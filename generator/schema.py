@@ -1,0 +1,86 @@
+"""Load the JSON Schemas once and validate against them: fast first, fully on failure."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import fastjsonschema
+import jsonschema
+from jsonschema import Draft202012Validator, ValidationError
+from referencing import Registry, Resource
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+ENTRY_SCHEMA = "entry.schema.json"
+
+
+def schema_path(name: str) -> Path:
+    """Return the path of a schema file shipped with the project."""
+    return SCHEMA_DIR / name
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    """Return a schema document by file name."""
+    with schema_path(name).open(encoding="utf-8") as handle:
+        data: dict[str, Any] = json.load(handle)
+    return data
+
+
+def strict_pattern(pattern: str) -> str:
+    """Return ``pattern`` with a final ``$`` made to mean end of string only."""
+    if pattern.endswith("$") and not pattern.endswith("\\$"):
+        return pattern[:-1] + r"\Z"
+    return pattern
+
+
+def pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
+    """The ``pattern`` keyword, with a final ``$`` that refuses a trailing newline."""
+    if isinstance(instance, str) and not re.search(strict_pattern(pattern), instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+StrictValidator = jsonschema.validators.extend(Draft202012Validator, {"pattern": pattern_keyword})
+
+
+@cache
+def registry() -> Registry:  # type: ignore[type-arg]
+    """Return a registry holding every project schema under its $id."""
+    resources = []
+    for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
+        resource = Resource.from_contents(load_schema(path.name))
+        resources.append((resource.id() or path.name, resource))
+    return Registry().with_resources(resources)
+
+
+@cache
+def full_validator(name: str) -> Any:
+    """Return the jsonschema validator that reports every error."""
+    schema = load_schema(name)
+    return StrictValidator(schema, registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+@cache
+def fast_validator(name: str) -> Callable[[Any], Any]:
+    """Return the compiled validator used to accept valid documents quickly."""
+    return fastjsonschema.compile(load_schema(name))  # type: ignore[no-any-return]
+
+
+def is_valid_fast(name: str, data: Any) -> bool:
+    """Return True when ``data`` passes the compiled validator."""
+    try:
+        fast_validator(name)(data)
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
+def schema_errors(name: str, data: Any) -> list[ValidationError]:
+    """Return every schema error, or none when the fast path accepts ``data``."""
+    if is_valid_fast(name, data):
+        return []
+    return list(full_validator(name).iter_errors(data))

@@ -1,0 +1,218 @@
+"""Find every problem in records: per document (YAML, schema, text) and across the catalog."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from pathlib import PurePath
+from typing import Any
+
+import re2
+from jsonschema import ValidationError
+
+from generator.dialect import compile_pattern, dialect_problems
+from generator.errors import Issue, Location
+from generator.load import SourceDoc
+from generator.locate import child_pointer, find_mark, pointer_from_path
+from generator.model import Catalog, Entry, Signature
+from generator.normalize import normalize_line
+from generator.schema import ENTRY_SCHEMA, schema_errors
+
+MAX_MESSAGE = 240
+# Ids that would overwrite a site path or are device names on Windows.
+RESERVED_IDS = frozenset(
+    {"index", "search", "assets", "404", "tags", "compare", "diagnose", "api", "entries", "reference"}
+    | {"sitemap", "stylesheets", "javascripts", "con", "prn", "aux", "nul", "clock"}
+    | {f"{name}{n}" for name in ("com", "lpt") for n in range(10)}
+)
+BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+ALLOWED_CONTROLS = frozenset("\n\t")
+
+
+def check_document(doc: SourceDoc) -> list[Issue]:
+    """Return every load, schema and text problem of one document, sorted."""
+    issues = list(doc.issues)
+    if doc.data is None and issues:
+        return sorted(issues)
+    issues.extend(schema_issues(doc))
+    issues.extend(text_issues(doc))
+    return sorted(set(issues))
+
+
+def schema_issues(doc: SourceDoc) -> list[Issue]:
+    """Return the schema errors of ``doc`` located in its file."""
+    return [schema_issue(doc, error) for error in schema_errors(ENTRY_SCHEMA, doc.data)]
+
+
+def schema_issue(doc: SourceDoc, error: ValidationError) -> Issue:
+    """Return one schema error as an Issue."""
+    pointer = pointer_from_path(error.absolute_path)
+    code, message, pointer_at = describe(error, pointer)
+    mark = find_mark(pointer_at, doc.value_locs, doc.key_locs)
+    return Issue(Location(doc.path, *mark), pointer, f"schema.{code}", shorten(message))
+
+
+def describe(error: ValidationError, pointer: str) -> tuple[str, str, str]:
+    """Return (code, message, pointer to locate) for a schema error."""
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(key for key in error.instance if key not in allowed)
+        if extra:
+            names = ", ".join(repr(key) for key in extra)
+            return "additionalProperties", f"unknown field {names}", child_pointer(pointer, extra[0])
+    if error.validator == "oneOf" and all("const" in option for option in error.validator_value):
+        allowed_values = ", ".join(repr(option["const"]) for option in error.validator_value)
+        return "enum", f"{error.instance!r} is not one of {allowed_values}", pointer
+    return str(error.validator), error.message, pointer
+
+
+def shorten(message: str) -> str:
+    """Return ``message`` cut to a readable length."""
+    message = " ".join(message.split())
+    return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
+
+
+def walk_strings(value: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
+    """Yield (pointer, text) for every string in plain data."""
+    if isinstance(value, str):
+        yield pointer, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from walk_strings(item, child_pointer(pointer, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from walk_strings(item, child_pointer(pointer, index))
+
+
+def bad_char(text: str) -> str | None:
+    """Return the first control or bidi character in ``text``, if any."""
+    for char in text:
+        if char in BIDI or (unicodedata.category(char) == "Cc" and char not in ALLOWED_CONTROLS):
+            return char
+    return None
+
+
+def text_issues(doc: SourceDoc) -> list[Issue]:
+    """Return issues for control and bidi characters anywhere in the record."""
+    issues = []
+    for pointer, text in walk_strings(doc.data):
+        char = bad_char(text)
+        if char is not None:
+            mark = find_mark(pointer, doc.value_locs)
+            message = f"control or bidi character U+{ord(char):04X} is not allowed"
+            issues.append(Issue(Location(doc.path, *mark), pointer, "text.control-char", message))
+    return issues
+
+
+def check_catalog(catalog: Catalog) -> list[Issue]:
+    """Return every cross-record problem, sorted."""
+    issues: list[Issue] = []
+    for entry in catalog.entries:
+        issues.extend(entry_issues(entry, catalog))
+        issues.extend(signature_issues(entry))
+    issues.extend(duplicate_issues(catalog))
+    issues.extend(rename_issues(catalog))
+    return sorted(set(issues))
+
+
+def issue(entry: Entry, pointer: str, code: str, message: str) -> Issue:
+    """Return an Issue located at ``pointer`` in ``entry``."""
+    return Issue(entry.location(pointer), pointer, code, message)
+
+
+def entry_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
+    """Return file-name, folder and reference problems of one entry."""
+    path = PurePath(entry.path)
+    found = []
+    if path.stem != entry.id:
+        found.append(issue(entry, "/id", "catalog.id-mismatch", f"id {entry.id!r} differs from the file name {path.name!r}"))
+    if entry.id in RESERVED_IDS:
+        found.append(issue(entry, "/id", "catalog.reserved-id", f"id {entry.id!r} is reserved for a site path or device name"))
+    if path.parent.parent.name == "entries" and path.parent.name != entry.category:
+        message = f"category {entry.category!r} differs from the folder {path.parent.name!r}"
+        found.append(issue(entry, "/category", "catalog.category-mismatch", message))
+    for pointer, target in referenced_ids(entry):
+        if target == entry.id:
+            found.append(issue(entry, pointer, "catalog.self-reference", "a record cannot refer to itself"))
+        elif target not in catalog.by_id:
+            found.append(issue(entry, pointer, "catalog.unknown-id", f"no record has id {target!r}"))
+    return found
+
+
+def referenced_ids(entry: Entry) -> Iterator[tuple[str, str]]:
+    """Yield (pointer, id) for every record id an entry refers to."""
+    for field in ("related", "downstream_of"):
+        for index, target in enumerate(entry.get(field, ())):
+            yield f"/{field}/{index}", target
+    for index, item in enumerate(entry.get("confused_with", ())):
+        yield f"/confused_with/{index}/id", item["id"]
+    if entry.get("merged_into"):
+        yield "/merged_into", entry.get("merged_into")
+
+
+def fold(text: str) -> str:
+    """Return the form under which two ids collide on case-insensitive file systems."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def duplicate_issues(catalog: Catalog) -> list[Issue]:
+    """Return issues for ids and signature ids used twice."""
+    found = []
+    seen: dict[str, Entry] = {}
+    for entry in catalog.entries:
+        first = seen.setdefault(fold(entry.id), entry)
+        if first is not entry:
+            found.append(issue(entry, "/id", "catalog.duplicate-id", f"id {entry.id!r} is also used by {first.path}"))
+    owners: dict[str, Entry] = {}
+    for entry in catalog.entries:
+        for sig in entry.signatures:
+            owner = owners.setdefault(sig.id, entry)
+            if owner is not entry or sum(s.id == sig.id for s in entry.signatures) > 1:
+                pointer = f"/signatures/{sig.index}/id"
+                found.append(issue(entry, pointer, "signature.duplicate-id", f"signature id {sig.id!r} is used twice"))
+    return found
+
+
+def rename_issues(catalog: Catalog) -> list[Issue]:
+    """Return issues for renamed_from ids that are still live or claimed twice."""
+    found = []
+    claimed: dict[str, str] = {}
+    for entry in catalog.entries:
+        for index, old in enumerate(entry.renamed_from):
+            pointer = f"/renamed_from/{index}"
+            if old in catalog.by_id:
+                found.append(issue(entry, pointer, "catalog.rename-conflict", f"{old!r} is still the id of a record"))
+            elif claimed.setdefault(old, entry.id) != entry.id:
+                found.append(issue(entry, pointer, "catalog.rename-conflict", f"{old!r} is also claimed by {claimed[old]!r}"))
+    return found
+
+
+def signature_issues(entry: Entry) -> list[Issue]:
+    """Return dialect and example problems of every signature of an entry."""
+    found = []
+    for sig in entry.signatures:
+        base = f"/signatures/{sig.index}"
+        problems = dialect_problems(sig.pattern)
+        for problem in problems:
+            found.append(issue(entry, f"{base}/pattern", "signature.dialect", problem))
+        if not problems:
+            found.extend(example_issues(entry, sig, base))
+    return found
+
+
+def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
+    """Return issues for examples the pattern misses or wrongly matches."""
+    try:
+        compiled = compile_pattern(sig.pattern, sig.ignore_case)
+    except re2.error as exc:
+        return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {exc}")]
+    found = []
+    for index, line in enumerate(sig.match):
+        if not compiled.search(normalize_line(line)):
+            pointer = f"{base}/examples/match/{index}"
+            found.append(issue(entry, pointer, "signature.example-not-matched", "the pattern does not match this example"))
+    for index, line in enumerate(sig.no_match):
+        if compiled.search(normalize_line(line)):
+            pointer = f"{base}/examples/no_match/{index}"
+            found.append(issue(entry, pointer, "signature.no-match-matched", "the pattern matches this near miss"))
+    return found
