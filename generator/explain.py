@@ -43,7 +43,8 @@ def section(title: str, lines: list[str], color: bool) -> list[str]:
 def explain_text(entry: Entry, color: bool = False) -> str:
     """Return the record as terminal text, with ANSI styling when ``color``."""
     e = entry.data
-    out = [heading(entry.title, color), wrap(entry.summary), ""]
+    title = f"{BOLD}{entry.title}{RESET}" if color else entry.title
+    out = [title, wrap(entry.summary), ""]
     out += section("Symptoms", [wrap(f"- {s['signal']}: {s['meaning']}") for s in e["symptoms"]], color)
     out += section("Root causes", [wrap(f"{i}. {c['title']}: {c['detail']}") for i, c in enumerate(e["causes"], 1)], color)
     out += section("Confirm", [wrap(f"[ ] {item}") for item in e["confirm"]], color)

@@ -133,6 +133,7 @@ class Builder:
         self.nodes = 0
         self.documents = 0
         self.skip = 0  # depth of a refused subtree being skipped
+        self.skip_mark = (0, 0)
 
     def run(self, events: Any) -> None:
         """Consume every event."""
@@ -188,6 +189,8 @@ class Builder:
         if self.skip or len(self.stack) >= MAX_DEPTH or not self.check_node(event, mark):
             if not self.skip and len(self.stack) >= MAX_DEPTH:
                 self.refuse(mark, "yaml.too-deep", f"nesting deeper than {MAX_DEPTH} levels")
+            if not self.skip:
+                self.skip_mark = mark
             self.skip += 1
             return
         top = self.stack[-1] if self.stack else None
@@ -206,7 +209,7 @@ class Builder:
         if self.skip:
             self.skip -= 1
             if self.skip == 0 and not (self.stack and self.stack[-1].key == COMPLEX_KEY):
-                self.place(None, (0, 0))
+                self.place(None, self.skip_mark)
             return
         self.stack.pop()
 

@@ -56,7 +56,7 @@ def load_catalog(paths: Iterable[Path], root: Path | None = None) -> Loaded:
         doc = load_file(path, display_path(path, base))
         doc_issues = check_document(doc)
         issues.extend(doc_issues)
-        if not has_errors(doc_issues):
+        if not any(i.code.startswith(("yaml.", "schema.", "file.")) for i in doc_issues):
             valid.append(doc)
     catalog = build_catalog(valid)
     issues.extend(check_catalog(catalog))

@@ -34,7 +34,8 @@ def check_document(doc: SourceDoc) -> list[Issue]:
     issues = list(doc.issues)
     if doc.data is None and issues:
         return sorted(issues)
-    issues.extend(schema_issues(doc))
+    refused = {issue.pointer for issue in issues if issue.pointer}
+    issues.extend(i for i in schema_issues(doc) if i.pointer not in refused)
     issues.extend(text_issues(doc))
     return sorted(set(issues))
 
@@ -46,14 +47,14 @@ def schema_issues(doc: SourceDoc) -> list[Issue]:
 
 def schema_issue(doc: SourceDoc, error: ValidationError) -> Issue:
     """Return one schema error as an Issue."""
-    pointer = pointer_from_path(error.absolute_path)
-    code, message, pointer_at = describe(error, pointer)
-    mark = find_mark(pointer_at, doc.value_locs, doc.key_locs)
+    code, message, pointer = describe(error, pointer_from_path(error.absolute_path))
+    mark = doc.key_locs.get(pointer) if code == "additionalProperties" else None
+    mark = mark or find_mark(pointer, doc.value_locs, doc.key_locs)
     return Issue(Location(doc.path, *mark), pointer, f"schema.{code}", shorten(message))
 
 
 def describe(error: ValidationError, pointer: str) -> tuple[str, str, str]:
-    """Return (code, message, pointer to locate) for a schema error."""
+    """Return (code, message, pointer) for a schema error; unknown fields point at the key."""
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = set(error.schema.get("properties", {}))
         extra = sorted(key for key in error.instance if key not in allowed)

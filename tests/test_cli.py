@@ -1,0 +1,131 @@
+"""The failpedia command as a user runs it: exit codes, output formats, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, input=stdin, env=env
+    )
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    """A copy of the site configuration with the valid fixture records as its entries."""
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
+    for name, category in (("minimal-record", "memory"), ("full-record", "communication")):
+        target = tmp_path / "entries" / category
+        target.mkdir(parents=True, exist_ok=True)
+        shutil.copy(FIXTURES / "valid" / f"{name}.yaml", target)
+    return tmp_path
+
+
+def test_validate_clean_exits_0() -> None:
+    result = run("validate", "tests/fixtures/valid")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+
+
+def test_validate_problems_exit_1_with_exact_lines() -> None:
+    path = "tests/fixtures/invalid/schema-errors.yaml"
+    result = run("validate", path)
+    assert result.returncode == 1
+    expected = (FIXTURES / "invalid" / "schema-errors.expected").read_text(encoding="utf-8")
+    assert result.stdout == expected
+    assert "Traceback" not in result.stderr
+
+
+def test_validate_json_format() -> None:
+    result = run("validate", "--format", "json", "tests/fixtures/invalid/bad-syntax.yaml")
+    assert result.returncode == 1
+    issues = json.loads(result.stdout)["issues"]
+    assert issues == [
+        {
+            "file": "tests/fixtures/invalid/bad-syntax.yaml",
+            "line": 3,
+            "col": 8,
+            "pointer": "",
+            "code": "yaml.syntax",
+            "severity": "error",
+            "message": "did not find expected ',' or ']'",
+        }
+    ]
+
+
+def test_validate_github_format_annotates_lines() -> None:
+    result = run("validate", "--format", "github", "tests/fixtures/invalid/wrong-name.yaml")
+    assert result.returncode == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("::error file=tests/fixtures/invalid/wrong-name.yaml,line=1,col=5,title=catalog.id-mismatch::")
+
+
+@pytest.mark.parametrize("args", [("validate", "no/such/path"), ("validate", "--format", "xml"), ("frobnicate",)])
+def test_usage_errors_exit_2(args: tuple[str, ...]) -> None:
+    result = run(*args)
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+
+
+def test_explain_plain_when_piped(workspace: Path) -> None:
+    result = run("explain", "full-record", cwd=workspace)
+    assert result.returncode == 0
+    assert "\x1b[" not in result.stdout
+    assert result.stdout.startswith("Full record with <every> field & `code`\n")
+    assert "1. Find the first rank that failed." in result.stdout
+
+
+def test_explain_unknown_id_suggests(workspace: Path) -> None:
+    result = run("explain", "full-recrd", cwd=workspace)
+    assert result.returncode == 1
+    assert "did you mean: full-record" in result.stderr
+
+
+def test_explain_follows_renames(workspace: Path) -> None:
+    result = run("explain", "old-full-record", cwd=workspace)
+    assert result.returncode == 0
+    assert result.stdout.startswith("Full record")
+
+
+def test_new_writes_a_valid_skeleton(workspace: Path) -> None:
+    result = run("new", "brand-new-failure", "--category", "memory", cwd=workspace)
+    assert result.returncode == 0, result.stderr
+    path = workspace / "entries" / "memory" / "brand-new-failure.yaml"
+    assert path.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=")
+    check = run("validate", cwd=workspace)
+    assert check.returncode == 0, check.stdout
+    again = run("new", "brand-new-failure", "--category", "memory", cwd=workspace)
+    assert again.returncode == 1
+
+
+def test_new_refuses_bad_id(workspace: Path) -> None:
+    result = run("new", "Bad_Id", "--category", "memory", cwd=workspace)
+    assert result.returncode == 2
+
+
+def test_build_then_broken_record_keeps_previous_site(workspace: Path) -> None:
+    first = run("build", cwd=workspace)
+    assert first.returncode == 0, first.stderr
+    page = workspace / "site" / "entries" / "full-record" / "index.html"
+    before = page.read_bytes()
+    broken = workspace / "entries" / "memory" / "minimal-record.yaml"
+    broken.write_text(broken.read_text(encoding="utf-8").replace("category: memory", "category: cooking"))
+    second = run("build", cwd=workspace)
+    assert second.returncode == 1
+    assert "entries/memory/minimal-record.yaml:4:11: error[schema.enum] /category:" in second.stdout
+    assert "Traceback" not in second.stdout + second.stderr
+    assert page.read_bytes() == before
+    assert not list(workspace.glob(".site-*"))
