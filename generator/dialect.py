@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import re2
@@ -77,7 +78,7 @@ def compile_problems(pattern: str) -> list[str]:
     except re.error as exc:
         problems.append(f"Python re cannot compile it: {exc}")
     try:
-        re2.compile(pattern, re2_options(False))
+        compile_pattern(pattern)
     except re2.error as exc:
         problems.append(f"RE2 cannot compile it: {exc}")
     return problems
@@ -91,6 +92,7 @@ def re2_options(ignore_case: bool) -> Any:
     return options
 
 
+@lru_cache(maxsize=4096)
 def compile_pattern(pattern: str, ignore_case: bool = False) -> Compiled:
     """Return the RE2-compiled pattern (raises re2.error when it does not compile)."""
     return Compiled(pattern, ignore_case, re2.compile(pattern, re2_options(ignore_case)))

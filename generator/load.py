@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import yaml
 
 from generator.errors import Issue, Location
-from generator.locate import child_pointer
+from generator.locate import child_pointer, unescape_token
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 32
@@ -28,19 +29,27 @@ except AttributeError:  # pragma: no cover - libyaml missing: slower, same behav
 
 INT_RE = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 FLOAT_RE = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
+# C0 and C1 controls except tab and newline, DEL, and the bidi controls (Trojan Source).
+BAD_CHAR_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 COMPLEX_KEY = "\x00complex"
+DUPLICATE_KEY = "\x00duplicate"
 BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 
 @dataclass
 class SourceDoc:
-    """One loaded file: its data, where each value and key stands, and load problems."""
+    """One loaded file: its data, where each value and key stands, and load problems.
+
+    Positions are kept per container (pointer of the container -> child -> (line, col)) so
+    that loading formats no pointer strings for scalars; ``mark`` looks one up on demand.
+    """
 
     path: str
     data: Any = None
-    value_locs: dict[str, tuple[int, int]] = field(default_factory=dict)
-    key_locs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    value_marks: dict[str, dict[Any, tuple[int, int]]] = field(default_factory=dict)
+    key_marks: dict[str, dict[Any, tuple[int, int]]] = field(default_factory=dict)
+    root_mark: tuple[int, int] = (1, 1)
     issues: list[Issue] = field(default_factory=list)
 
     def location(self, line: int, col: int) -> Location:
@@ -50,6 +59,53 @@ class SourceDoc:
     def problem(self, mark: tuple[int, int], pointer: str, code: str, message: str) -> None:
         """Record a load problem at ``mark``."""
         self.issues.append(Issue(self.location(*mark), pointer, code, message))
+
+    @property
+    def value_locs(self) -> PointerMarks:
+        """Return a mapping view from pointers to value positions."""
+        return PointerMarks(self.value_marks, self.root_mark)
+
+    @property
+    def key_locs(self) -> PointerMarks:
+        """Return a mapping view from pointers to key positions."""
+        return PointerMarks(self.key_marks, None)
+
+
+class PointerMarks(Mapping[str, tuple[int, int]]):
+    """Read-only mapping from JSON pointers to positions, over per-container marks."""
+
+    def __init__(self, marks: dict[str, dict[Any, tuple[int, int]]], root: tuple[int, int] | None) -> None:
+        self.marks = marks
+        self.root = root
+
+    def __getitem__(self, pointer: str) -> tuple[int, int]:
+        if pointer == "":
+            if self.root is None:
+                raise KeyError(pointer)
+            return self.root
+        parent, _, token = pointer.rpartition("/")
+        children = self.marks[parent]
+        key: Any = unescape_token(token)
+        if key not in children and key.isdigit():
+            key = int(key)
+        return children[key]
+
+    def __contains__(self, pointer: object) -> bool:
+        try:
+            self[str(pointer)]
+        except (KeyError, ValueError):
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        if self.root is not None:
+            yield ""
+        for parent, children in self.marks.items():
+            for key in children:
+                yield child_pointer(parent, key)
+
+    def __len__(self) -> int:
+        return sum(len(children) for children in self.marks.values()) + (self.root is not None)
 
 
 def resolve_plain(text: str) -> Any:
@@ -113,15 +169,16 @@ def load_file(path: Path, display: str | None = None) -> SourceDoc:
 
 
 class Frame:
-    """A mapping or sequence being built."""
+    """A mapping or sequence being built, with the positions of its children."""
 
-    __slots__ = ("value", "pointer", "key", "key_mark")
+    __slots__ = ("value", "pointer", "key", "marks", "keys")
 
-    def __init__(self, value: dict[str, Any] | list[Any], pointer: str) -> None:
+    def __init__(self, value: dict[str, Any] | list[Any], pointer: str, doc: SourceDoc) -> None:
         self.value = value
         self.pointer = pointer
         self.key: str | None = None
-        self.key_mark: tuple[int, int] = (0, 0)
+        self.marks: dict[Any, tuple[int, int]] = doc.value_marks.setdefault(pointer, {})
+        self.keys: dict[Any, tuple[int, int]] = doc.key_marks.setdefault(pointer, {})
 
 
 class Builder:
@@ -134,28 +191,43 @@ class Builder:
         self.documents = 0
         self.skip = 0  # depth of a refused subtree being skipped
         self.skip_mark = (0, 0)
+        self.handlers: dict[type, Any] = {
+            yaml.ScalarEvent: self.scalar,
+            yaml.MappingStartEvent: self.open,
+            yaml.SequenceStartEvent: self.open,
+            yaml.MappingEndEvent: self.close,
+            yaml.SequenceEndEvent: self.close,
+            yaml.AliasEvent: self.alias,
+            yaml.DocumentStartEvent: self.document,
+        }
 
     def run(self, events: Any) -> None:
         """Consume every event."""
+        handlers = self.handlers
         for event in events:
-            self.on_event(event)
+            handler = handlers.get(type(event))
+            if handler is not None:
+                handler(event)
 
-    def on_event(self, event: Any) -> None:
-        """Dispatch one event."""
-        mark = (event.start_mark.line + 1, event.start_mark.column + 1)
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            self.open(event, mark)
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            self.close()
-        elif isinstance(event, yaml.ScalarEvent):
-            self.scalar(event, mark)
-        elif isinstance(event, yaml.AliasEvent):
-            self.refuse(mark, "yaml.alias", "aliases are not allowed in records")
-            self.place(None, mark)
-        elif isinstance(event, yaml.DocumentStartEvent):
-            self.documents += 1
-            if self.documents > 1:
-                self.doc.problem(mark, "", "yaml.multiple-documents", "a record file holds one document")
+    @staticmethod
+    def mark(event: Any) -> tuple[int, int]:
+        """Return the 1-based (line, col) where an event starts."""
+        start = event.start_mark
+        return (start.line + 1, start.column + 1)
+
+    def document(self, event: Any) -> None:
+        """Count documents: a record file holds one."""
+        self.documents += 1
+        if self.documents > 1:
+            self.doc.problem(self.mark(event), "", "yaml.multiple-documents", "a record file holds one document")
+
+    def alias(self, event: Any) -> None:
+        """Refuse an alias, placing nothing in its stead."""
+        if self.skip:
+            return
+        mark = self.mark(event)
+        self.refuse(mark, "yaml.alias", "aliases are not allowed in records")
+        self.place(None, mark)
 
     def refuse(self, mark: tuple[int, int], code: str, message: str) -> None:
         """Record a problem at the pointer being built."""
@@ -184,8 +256,9 @@ class Builder:
             return False
         return True
 
-    def open(self, event: Any, mark: tuple[int, int]) -> None:
+    def open(self, event: Any) -> None:
         """Start a mapping or sequence."""
+        mark = self.mark(event)
         if self.skip or len(self.stack) >= MAX_DEPTH or not self.check_node(event, mark):
             if not self.skip and len(self.stack) >= MAX_DEPTH:
                 self.refuse(mark, "yaml.too-deep", f"nesting deeper than {MAX_DEPTH} levels")
@@ -197,14 +270,15 @@ class Builder:
         if top is not None and isinstance(top.value, dict) and top.key is None:
             self.refuse(mark, "yaml.key-type", "keys must be plain strings")
             top.key = COMPLEX_KEY
+            self.skip_mark = mark
             self.skip += 1
             return
-        value: dict[str, Any] | list[Any] = {} if isinstance(event, yaml.MappingStartEvent) else []
+        value: dict[str, Any] | list[Any] = {} if type(event) is yaml.MappingStartEvent else []
         pointer = self.pointer_here()
         self.place(value, mark)
-        self.stack.append(Frame(value, pointer))
+        self.stack.append(Frame(value, pointer, self.doc))
 
-    def close(self) -> None:
+    def close(self, event: Any = None) -> None:
         """End the innermost mapping or sequence."""
         if self.skip:
             self.skip -= 1
@@ -213,47 +287,61 @@ class Builder:
             return
         self.stack.pop()
 
-    def scalar(self, event: Any, mark: tuple[int, int]) -> None:
+    def scalar(self, event: Any) -> None:
         """Place a scalar as a value or a key."""
         if self.skip:
             return
-        ok = self.check_node(event, mark)
-        value = resolve_plain(event.value) if event.implicit[0] and not event.style else event.value
+        mark = self.mark(event)
+        ok = True
+        if event.anchor is not None or event.tag is not None or self.nodes >= MAX_NODES:
+            ok = self.check_node(event, mark)
+        else:
+            self.nodes += 1
+        if BAD_CHAR_RE.search(event.value):
+            self.bad_text(event.value, mark)
+        value = resolve_plain(event.value) if not event.style and event.implicit[0] else event.value
         top = self.stack[-1] if self.stack else None
-        if top is not None and isinstance(top.value, dict) and top.key is None:
+        if top is not None and top.key is None and isinstance(top.value, dict):
             self.take_key(top, value, mark)
             return
         self.place(value if ok else None, mark)
+
+    def bad_text(self, text: str, mark: tuple[int, int]) -> None:
+        """Refuse control and bidi characters (they hide or reorder text)."""
+        char = BAD_CHAR_RE.search(text)
+        assert char is not None
+        message = f"control or bidi character U+{ord(char.group()):04X} is not allowed"
+        self.refuse(mark, "text.control-char", message)
 
     def take_key(self, top: Frame, key: Any, mark: tuple[int, int]) -> None:
         """Accept a mapping key, refusing duplicates and non-strings."""
         if not isinstance(key, str):
             self.doc.problem(mark, top.pointer, "yaml.key-type", f"key {key!r} is not a string")
             key = str(key)
-        pointer = child_pointer(top.pointer, key)
         if key in top.value:
-            self.doc.problem(mark, pointer, "yaml.duplicate-key", f"duplicate key {key!r}")
-            key = "\x00duplicate"
-        top.key, top.key_mark = key, mark
-        self.doc.key_locs.setdefault(pointer, mark)
+            self.doc.problem(mark, child_pointer(top.pointer, key), "yaml.duplicate-key", f"duplicate key {key!r}")
+            key = DUPLICATE_KEY
+        top.key = key
+        top.keys.setdefault(key, mark)
 
     def place(self, value: Any, mark: tuple[int, int]) -> None:
         """Put a finished value into its parent (or make it the document)."""
         if not self.stack:
             self.doc.data = value
-            self.doc.value_locs[""] = mark
+            self.doc.root_mark = mark
             return
         top = self.stack[-1]
-        if isinstance(top.value, list):
-            self.doc.value_locs.setdefault(child_pointer(top.pointer, len(top.value)), mark)
-            top.value.append(value)
+        container = top.value
+        if type(container) is list:
+            top.marks[len(container)] = mark
+            container.append(value)
             return
         key = top.key if top.key is not None else COMPLEX_KEY
         top.key = None
-        if key.startswith("\x00"):
+        if key in (COMPLEX_KEY, DUPLICATE_KEY):
             return
-        self.doc.value_locs.setdefault(child_pointer(top.pointer, key), mark)
-        top.value[key] = value
+        top.marks[key] = mark
+        container[key] = value  # type: ignore[index]
 
 
 def is_implicit(event: Any) -> bool:

@@ -10,6 +10,11 @@ def escape_token(token: str | int) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+def unescape_token(token: str) -> str:
+    """Return one pointer token unescaped per RFC 6901."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
 def child_pointer(parent: str, token: str | int) -> str:
     """Return the pointer of ``token`` under ``parent``."""
     return f"{parent}/{escape_token(token)}"
@@ -29,7 +34,7 @@ def find_mark(
     pointer: str, value_locs: Mapping[str, tuple[int, int]], key_locs: Mapping[str, tuple[int, int]] | None = None
 ) -> tuple[int, int]:
     """Return the (line, col) of the value at ``pointer``, or of its nearest ancestor."""
-    if key_locs and pointer in key_locs and pointer not in value_locs:
+    if key_locs is not None and pointer in key_locs and pointer not in value_locs:
         return key_locs[pointer]
     probe = pointer
     while True:

@@ -127,7 +127,7 @@ def build_entry(doc: SourceDoc) -> Entry:
         signatures=tuple(build_signature(entry_id, i, raw) for i, raw in enumerate(data["signatures"])),
         data=freeze(data),
         path=doc.path,
-        locs=MappingProxyType(dict(doc.value_locs)),
+        locs=doc.value_locs,
     )
 
 

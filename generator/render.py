@@ -106,13 +106,17 @@ def code_tabs(entry: Entry) -> list[tuple[str, list[Mapping[str, Any]]]]:
     return list(tabs.items())
 
 
-def neighbours(entry: Entry, catalog: Catalog) -> tuple[Entry | None, Entry | None]:
-    """Return the previous and next entries in the same category."""
-    siblings = catalog.by_category.get(entry.category, ())
-    index = siblings.index(entry)
-    before = siblings[index - 1] if index > 0 else None
-    after = siblings[index + 1] if index + 1 < len(siblings) else None
-    return before, after
+Neighbours = dict[str, tuple[Entry | None, Entry | None]]
+
+
+def neighbours(catalog: Catalog) -> Neighbours:
+    """Return, for each entry id, the previous and next entries in its category."""
+    found: Neighbours = {}
+    for siblings in catalog.by_category.values():
+        padded = (None, *siblings, None)
+        for index, entry in enumerate(siblings, start=1):
+            found[entry.id] = (padded[index - 1], padded[index + 1])
+    return found
 
 
 def edit_link(entry: Entry, options: SiteOptions) -> str:
@@ -120,9 +124,9 @@ def edit_link(entry: Entry, options: SiteOptions) -> str:
     return safe_url(options.edit_url.format(path=entry.path)) if options.edit_url else ""
 
 
-def render_entry(entry: Entry, catalog: Catalog, options: SiteOptions = SiteOptions()) -> Page:
+def render_entry(entry: Entry, catalog: Catalog, options: SiteOptions, around: Neighbours) -> Page:
     """Return the page of one entry."""
-    before, after = neighbours(entry, catalog)
+    before, after = around[entry.id]
     markdown = render_template(
         "entry.md.j2",
         meta=front_matter(entry.title, entry.summary),
@@ -163,5 +167,6 @@ def render_site(catalog: Catalog, options: SiteOptions = SiteOptions()) -> list[
     """Return every generated page, sorted by path."""
     pages = [render_home(catalog)]
     pages.extend(render_category(name, catalog) for name in categories(catalog))
-    pages.extend(render_entry(entry, catalog, options) for entry in catalog.entries)
+    around = neighbours(catalog)
+    pages.extend(render_entry(entry, catalog, options, around) for entry in catalog.entries)
     return sorted(pages, key=lambda page: page.path)

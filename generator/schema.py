@@ -64,10 +64,23 @@ def full_validator(name: str) -> Any:
     return StrictValidator(schema, registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
+def enum_form(node: Any) -> Any:
+    """Return a schema with every oneOf-of-consts written as the equivalent enum."""
+    if isinstance(node, list):
+        return [enum_form(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    options = node.get("oneOf")
+    if isinstance(options, list) and options and all(isinstance(o, dict) and "const" in o for o in options):
+        rest = {key: enum_form(value) for key, value in node.items() if key != "oneOf"}
+        return {**rest, "enum": [option["const"] for option in options]}
+    return {key: enum_form(value) for key, value in node.items()}
+
+
 @cache
 def fast_validator(name: str) -> Callable[[Any], Any]:
     """Return the compiled validator used to accept valid documents quickly."""
-    return fastjsonschema.compile(load_schema(name))  # type: ignore[no-any-return]
+    return fastjsonschema.compile(enum_form(load_schema(name)))  # type: ignore[no-any-return]
 
 
 def is_valid_fast(name: str, data: Any) -> bool:
