@@ -13,12 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generator.errors import Issue
-from generator.explain import closest_ids, explain_text
+from generator.diagnose import diagnose, report_json
+from generator.explain import closest_ids, explain_text, printable, report_text
+from generator.logread import open_source
+from generator.match import Matcher
 from generator.model import CATEGORY_ORDER
 from generator.pipeline import ENTRIES_DIR, Loaded, load_catalog
 from generator.skeleton import skeleton_path, skeleton_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
+PROGRESS_THRESHOLD = 50_000_000
 
 
 def github_line(issue: Issue) -> str:
@@ -163,6 +167,63 @@ def cmd_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+class ProgressBar:
+    """A progress bar on stderr for large inputs (only on a terminal)."""
+
+    def __init__(self, sizes: list[int]) -> None:
+        self.sizes = sizes
+        self.total = sum(sizes)
+        self.enabled = self.total > PROGRESS_THRESHOLD and sys.stderr.isatty()
+
+    def __call__(self, index: int, done: int) -> None:
+        if not self.enabled:
+            return
+        overall = sum(self.sizes[:index]) + done
+        share = min(overall / self.total, 1.0)
+        bar = "#" * int(share * 30)
+        sys.stderr.write(f"\rscanning [{bar:<30}] {share:4.0%} {overall / 1e6:8.0f} MB")
+        sys.stderr.flush()
+
+    def finish(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def input_sizes(names: Sequence[str]) -> list[int]:
+    """Return the on-disk size of each input (0 for stdin or unreadable paths)."""
+    sizes = []
+    for name in names:
+        try:
+            sizes.append(os.path.getsize(name) if name != "-" else 0)
+        except OSError:
+            sizes.append(0)
+    return sizes
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    """Find the failures in logs and rank them."""
+    loaded = load_or_report([])
+    if loaded is None or not loaded.ok:
+        print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
+        return EXIT_USAGE
+    names = args.logs or ["-"]
+    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    bar = ProgressBar(input_sizes(names))
+    matcher = Matcher(loaded.catalog.signatures)
+    report = diagnose((open_source(name, stdin) for name in names), matcher, loaded.catalog, bar)
+    bar.finish()
+    for source in report.sources:
+        for note in source.notes:
+            print(f"failpedia: {printable(source.name)}: {note}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(report_json(report, args.top), indent=2, sort_keys=False, ensure_ascii=False))
+    else:
+        print(report_text(report, args.top, sys.stdout.isatty(), args.site_url))
+    if any(source.notes for source in report.sources):
+        return EXIT_USAGE
+    return EXIT_OK if report.findings else EXIT_PROBLEMS
+
+
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
     top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
@@ -177,6 +238,12 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("serve", help="serve the site with live reload")
     p.add_argument("--dev-addr", default="127.0.0.1:8000")
     p.set_defaults(run=cmd_serve)
+    p = sub.add_parser("diagnose", help="find and rank the failures in logs")
+    p.add_argument("logs", nargs="*", help="log files (plain or gzip); - or nothing for stdin")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
+    p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
+    p.set_defaults(run=cmd_diagnose)
     p = sub.add_parser("explain", help="show one record in the terminal")
     p.add_argument("id")
     p.set_defaults(run=cmd_explain)

@@ -20,6 +20,8 @@ FORBIDDEN = (
     (re.compile(r"\(\?P?<[A-Za-z_]"), "named groups are not portable; use plain groups"),
     (re.compile(r"\(\?[a-zA-Z]+[:)]"), "inline flags are not portable; use the flags field"),
     (re.compile(r"\\[AZzG]"), "\\A, \\Z, \\z and \\G differ between engines"),
+    (re.compile(r"(?<![\\[])\^"), "^ is not allowed: patterns match anywhere in a line, whose prefixes differ between tools"),
+    (re.compile(r"(?<!\\)\$(?!\)*\Z)"), "$ is allowed only at the very end of a pattern"),
     (re.compile(r"[*+?}]\+|\(\?>"), "possessive and atomic constructs are not portable"),
     (re.compile(r"\[\[:|\[=|\[\."), "POSIX bracket classes are not portable"),
     (re.compile(r"\\[0-9]{2,}|\\0"), "octal escapes are not portable"),

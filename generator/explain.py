@@ -7,6 +7,7 @@ import textwrap
 import unicodedata
 from collections.abc import Iterable
 
+from generator.diagnose import Finding, Report
 from generator.model import Entry
 
 BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -66,3 +67,32 @@ def fix_lines(entry: Entry) -> list[str]:
             lines.extend(f"      {line}" for line in step["command"].rstrip().splitlines())
     lines.append(wrap(f"Verify: {fix['verify']}"))
     return lines
+
+
+def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> list[str]:
+    """Return the terminal lines for one finding."""
+    entry = finding.entry
+    title = f"{BOLD}{entry.title}{RESET}" if color else entry.title
+    lines = [f"{rank}. {title}  [{finding.role}, score {finding.score:g}]"]
+    for e in finding.evidence[:3]:
+        text = e.text if len(e.text) <= 200 else e.text[:197] + "..."
+        lines.append(f"   {e.file}:{e.line}: {text}")
+    lines.append(wrap(f"Likely cause: {entry.data['causes'][0]['title']}", "   "))
+    lines.append(wrap(f"First fix: {entry.data['fix']['steps'][0]['text']}", "   "))
+    url = f"{site_url.rstrip('/')}/entries/{entry.id}/" if site_url else f"entries/{entry.id}/ on the site"
+    lines.append(f"   More: failpedia explain {entry.id} · {url}")
+    return lines
+
+
+def report_text(report: Report, top: int, color: bool, site_url: str) -> str:
+    """Return the diagnosis for people: the top findings, best first."""
+    if not report.findings:
+        return "No known failure signature matched."
+    out: list[str] = []
+    for rank, finding in enumerate(report.findings[:top], 1):
+        out.extend(finding_lines(rank, finding, color, site_url))
+        out.append("")
+    more = len(report.findings) - top
+    if more > 0:
+        out.append(f"(+{more} more; use --top {len(report.findings)})")
+    return printable("\n".join(out).rstrip("\n"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 from pathlib import PurePath
-from typing import Any
 
 import re2
 from jsonschema import ValidationError
@@ -15,7 +14,7 @@ from generator.errors import Issue, Location
 from generator.load import SourceDoc
 from generator.locate import child_pointer, find_mark, pointer_from_path
 from generator.model import Catalog, Entry, Signature
-from generator.normalize import normalize_line
+from generator.match import signature_matches
 from generator.schema import ENTRY_SCHEMA, schema_errors
 
 MAX_MESSAGE = 240
@@ -25,8 +24,6 @@ RESERVED_IDS = frozenset(
     | {"sitemap", "stylesheets", "javascripts", "con", "prn", "aux", "nul", "clock"}
     | {f"{name}{n}" for name in ("com", "lpt") for n in range(10)}
 )
-BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-ALLOWED_CONTROLS = frozenset("\n\t")
 
 
 def check_document(doc: SourceDoc) -> list[Issue]:
@@ -36,7 +33,6 @@ def check_document(doc: SourceDoc) -> list[Issue]:
         return sorted(issues)
     refused = {issue.pointer for issue in issues if issue.pointer}
     issues.extend(i for i in schema_issues(doc) if i.pointer not in refused)
-    issues.extend(text_issues(doc))
     return sorted(set(issues))
 
 
@@ -71,38 +67,6 @@ def shorten(message: str) -> str:
     """Return ``message`` cut to a readable length."""
     message = " ".join(message.split())
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
-
-
-def walk_strings(value: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
-    """Yield (pointer, text) for every string in plain data."""
-    if isinstance(value, str):
-        yield pointer, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield from walk_strings(item, child_pointer(pointer, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from walk_strings(item, child_pointer(pointer, index))
-
-
-def bad_char(text: str) -> str | None:
-    """Return the first control or bidi character in ``text``, if any."""
-    for char in text:
-        if char in BIDI or (unicodedata.category(char) == "Cc" and char not in ALLOWED_CONTROLS):
-            return char
-    return None
-
-
-def text_issues(doc: SourceDoc) -> list[Issue]:
-    """Return issues for control and bidi characters anywhere in the record."""
-    issues = []
-    for pointer, text in walk_strings(doc.data):
-        char = bad_char(text)
-        if char is not None:
-            mark = find_mark(pointer, doc.value_locs)
-            message = f"control or bidi character U+{ord(char):04X} is not allowed"
-            issues.append(Issue(Location(doc.path, *mark), pointer, "text.control-char", message))
-    return issues
 
 
 def check_catalog(catalog: Catalog) -> list[Issue]:
@@ -209,11 +173,11 @@ def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
         return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {exc}")]
     found = []
     for index, line in enumerate(sig.match):
-        if not compiled.search(normalize_line(line)):
+        if not signature_matches(compiled, line):
             pointer = f"{base}/examples/match/{index}"
             found.append(issue(entry, pointer, "signature.example-not-matched", "the pattern does not match this example"))
     for index, line in enumerate(sig.no_match):
-        if compiled.search(normalize_line(line)):
+        if signature_matches(compiled, line):
             pointer = f"{base}/examples/no_match/{index}"
             found.append(issue(entry, pointer, "signature.no-match-matched", "the pattern matches this near miss"))
     return found

@@ -1,0 +1,178 @@
+"""Rank the failures found in logs: which one looks initiating, and which are consequences."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from generator.logread import Source, blocks, close_source
+from generator.match import Hit, Matcher
+from generator.model import Catalog, Entry
+
+STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
+MAX_EVIDENCE = 5
+MAX_TEXT = 400
+TIMESTAMP_RE = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d(?:[.,]\d+)?)")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One log line that matched a signature."""
+
+    file: str
+    line: int
+    text: str
+    signature: str
+    strength: str
+    order: tuple[int, int]  # (input index, line) for ordering within and across files
+    timestamp: str
+
+
+@dataclass
+class Finding:
+    """A record seen in the logs, with its evidence, score and role."""
+
+    entry: Entry
+    evidence: list[Evidence] = field(default_factory=list)
+    score: float = 0.0
+    role: str = "initiating"
+
+    @property
+    def strength(self) -> str:
+        """Return the strongest strength among the evidence."""
+        return max((e.strength for e in self.evidence), key=STRENGTH_WEIGHT.__getitem__)
+
+    @property
+    def first(self) -> Evidence:
+        """Return the earliest evidence."""
+        return min(self.evidence, key=lambda e: (e.timestamp or "~", e.order))
+
+
+@dataclass
+class Report:
+    """The ranked findings and what was scanned."""
+
+    findings: list[Finding]
+    sources: list[Source]
+
+
+def timestamp_of(text: str) -> str:
+    """Return a sortable timestamp found near the start of a line, or ""."""
+    found = TIMESTAMP_RE.search(text, 0, 80)
+    return f"{found.group(1)} {found.group(2).replace(',', '.')}" if found else ""
+
+
+Progress = Callable[[int, int], None]
+
+
+class Collector:
+    """Gathers evidence per record while sources are scanned."""
+
+    def __init__(self, matcher: Matcher, catalog: Catalog) -> None:
+        self.matcher = matcher
+        self.catalog = catalog
+        self.findings: dict[str, Finding] = {}
+        self.seen: set[tuple[int, str, int]] = set()
+
+    def scan(self, index: int, source: Source, progress: Progress) -> None:
+        """Scan one source, adding its evidence."""
+        for first_line, block in blocks(source):
+            for hit in self.matcher.scan_block(block):
+                self.add(index, source.name, first_line + hit.line_offset, hit)
+            progress(index, source.bytes_read)
+
+    def add(self, index: int, name: str, line: int, hit: Hit) -> None:
+        """Record one hit (once per signature and line; a few lines per record)."""
+        sig = hit.signature
+        if (index, sig.id, line) in self.seen:
+            return
+        self.seen.add((index, sig.id, line))
+        finding = self.findings.setdefault(sig.entry_id, Finding(self.catalog.by_id[sig.entry_id]))
+        if len(finding.evidence) < MAX_EVIDENCE:
+            text = hit.text.rstrip("\r\n")[:MAX_TEXT]
+            evidence = Evidence(name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text))
+            finding.evidence.append(evidence)
+
+
+def collect(
+    sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress
+) -> tuple[dict[str, Finding], list[Source]]:
+    """Scan every source (opened lazily by the iterable); return findings and the sources."""
+    collector = Collector(matcher, catalog)
+    scanned = []
+    for index, source in enumerate(sources):
+        scanned.append(source)
+        try:
+            collector.scan(index, source, progress)
+        finally:
+            close_source(source)
+    return collector.findings, scanned
+
+
+def upstream_ids(entry: Entry, catalog: Catalog) -> set[str]:
+    """Return every record id this entry is (transitively) downstream of."""
+    found: set[str] = set()
+    stack = list(entry.downstream_of)
+    while stack:
+        current = stack.pop()
+        if current not in found:
+            found.add(current)
+            upstream = catalog.by_id.get(current)
+            stack.extend(upstream.downstream_of if upstream else ())
+    return found
+
+
+def score(finding: Finding) -> float:
+    """Return the strength of the evidence, plus a little for independent signatures."""
+    distinct = len({e.signature for e in finding.evidence})
+    return STRENGTH_WEIGHT[finding.strength] + min(distinct - 1, 3)
+
+
+def assign_roles(findings: dict[str, Finding], catalog: Catalog) -> None:
+    """Mark as downstream what follows another finding or merely wraps it."""
+    specific = any(f.strength != "wrapper" for f in findings.values())
+    for finding in findings.values():
+        causes_present = upstream_ids(finding.entry, catalog) & set(findings)
+        wraps = finding.strength == "wrapper" and specific
+        finding.role = "downstream" if causes_present or wraps else "initiating"
+        finding.score = score(finding)
+
+
+def rank(findings: dict[str, Finding], catalog: Catalog) -> list[Finding]:
+    """Return findings best first: initiating before downstream, then score, then time."""
+    assign_roles(findings, catalog)
+    return sorted(
+        findings.values(),
+        key=lambda f: (f.role != "initiating", -f.score, f.first.timestamp or "~", f.first.order, f.entry.id),
+    )
+
+
+def diagnose(
+    sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress = lambda index, done: None
+) -> Report:
+    """Return the ranked report for the given inputs."""
+    findings, scanned = collect(sources, matcher, catalog, progress)
+    for finding in findings.values():
+        finding.evidence.sort(key=lambda e: (e.timestamp or "~", e.order))
+    return Report(rank(findings, catalog), scanned)
+
+
+def report_json(report: Report, top: int) -> dict[str, object]:
+    """Return the report in the --json shape fixed by DESIGN.md."""
+    return {
+        "findings": [
+            {
+                "id": f.entry.id,
+                "title": f.entry.title,
+                "score": f.score,
+                "role": f.role,
+                "evidence": [{"file": e.file, "line": e.line, "text": e.text, "signature": e.signature} for e in f.evidence],
+            }
+            for f in report.findings[:top]
+        ],
+        "scanned": {
+            "files": [{"name": s.name, "bytes": s.bytes_read, "problems": s.notes} for s in report.sources],
+            "bytes": sum(s.bytes_read for s in report.sources),
+        },
+    }

@@ -1,0 +1,189 @@
+"""Read logs as bytes in bounded blocks: plain, gzip or UTF-16, from files or stdin.
+
+Memory stays flat: a block is at most BLOCK_SIZE plus one partial line, and a line longer
+than MAX_LINE is cut into overlapping windows. Problems (truncated gzip, NUL bytes, invalid
+UTF-8, over-long lines) are reported as notes, and whatever was read before them is kept.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO
+
+BLOCK_SIZE = 16 << 20
+MAX_LINE = 1 << 20
+WINDOW_OVERLAP = 4096
+SNIFF = 8192
+MAX_DECOMPRESSED = 64 << 30
+GZIP_MAGIC = b"\x1f\x8b"
+EMPTY: BinaryIO = io.BytesIO(b"")
+BINARY_NUL_SHARE = 0.1
+
+
+@dataclass
+class Source:
+    """One input being read, with the notes gathered about it."""
+
+    name: str
+    stream: BinaryIO
+    notes: list[str] = field(default_factory=list)
+    failed: bool = False
+    bytes_read: int = 0
+
+    def note(self, message: str) -> None:
+        """Record a problem with this input (each message once)."""
+        if message not in self.notes:
+            self.notes.append(message)
+
+
+def raw_chunks(source: Source, size: int) -> Iterator[bytes]:
+    """Yield the input's bytes as read, counting them; a read error ends the input."""
+    while True:
+        try:
+            chunk = source.stream.read(size)
+        except OSError as exc:
+            source.note(f"read failed: {exc.strerror or exc}; hits before it are kept")
+            source.failed = True
+            return
+        if not chunk:
+            return
+        source.bytes_read += len(chunk)
+        yield chunk
+
+
+def gunzip(source: Source, chunks: Iterator[bytes], limit: int = MAX_DECOMPRESSED) -> Iterator[bytes]:
+    """Yield decompressed bytes of a (possibly multi-member) gzip stream, noting damage."""
+    decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    produced = 0
+    in_member = False
+    for chunk in chunks:
+        data = chunk
+        while data:
+            in_member = True
+            try:
+                out = decoder.decompress(data, BLOCK_SIZE)
+            except zlib.error as exc:
+                source.note(f"gzip data is corrupt ({exc}); hits before the damage are kept")
+                return
+            produced += len(out)
+            if produced > limit:
+                source.note(f"decompressed size passed {limit} bytes; the rest was not read")
+                return
+            yield out
+            data = decoder.unconsumed_tail
+            if decoder.eof:
+                data, decoder = decoder.unused_data + data, zlib.decompressobj(16 + zlib.MAX_WBITS)
+                in_member = False
+    if in_member:
+        source.note("gzip stream is truncated; hits before the cut are kept")
+
+
+def from_utf16(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """Yield UTF-8 bytes for a UTF-16 stream (the BOM tells the byte order)."""
+    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    for chunk in chunks:
+        yield decoder.decode(chunk).encode("utf-8")
+    yield decoder.decode(b"", final=True).encode("utf-8")
+
+
+def peek(chunks: Iterator[bytes], size: int = SNIFF) -> tuple[bytes, Iterator[bytes]]:
+    """Return the first bytes of a stream and an iterator that still yields all of it."""
+    head = b""
+    taken: list[bytes] = []
+    for chunk in chunks:
+        taken.append(chunk)
+        head += chunk
+        if len(head) >= size:
+            break
+
+    def replay() -> Iterator[bytes]:
+        yield from taken
+        yield from chunks
+
+    return head[:size], replay()
+
+
+def decoded_stream(source: Source) -> Iterator[bytes]:
+    """Yield the input as UTF-8-ish bytes: gunzipped and transcoded as its magic says."""
+    head, chunks = peek(raw_chunks(source, BLOCK_SIZE))
+    if head.startswith(GZIP_MAGIC):
+        head, chunks = peek(gunzip(source, chunks))
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return from_utf16(chunks)
+    if head.startswith(codecs.BOM_UTF8):
+        head = head[3:]
+    if head and head.count(0) / len(head) > BINARY_NUL_SHARE:
+        source.note("binary file (not a text log); skipped")
+        source.failed = True
+        return iter(())
+    return chunks
+
+
+def check_text(source: Source, block: bytes) -> None:
+    """Note NUL bytes and invalid UTF-8 in a block (both are still scanned)."""
+    if b"\x00" in block:
+        source.note("contains NUL bytes (scanned as text)")
+    if not block.isascii():
+        try:
+            block.decode("utf-8")
+        except UnicodeDecodeError:
+            source.note("contains invalid UTF-8 (shown with replacement characters)")
+
+
+def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes]]:
+    """Yield (first line number, block of whole lines); over-long lines come in windows."""
+    carry = b""
+    line_no = 1
+    for chunk in decoded_stream(source):
+        buffer = carry + chunk
+        cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r")) + 1
+        if cut == 0 and len(buffer) > max_line:
+            source.note(f"a line longer than {max_line} bytes was scanned in overlapping windows")
+            yield line_no, buffer
+            carry = buffer[-WINDOW_OVERLAP:]
+            continue
+        block, carry = buffer[:cut], buffer[cut:]
+        if block:
+            check_text(source, block)
+            yield line_no, block
+            line_no += block.count(b"\n")
+        if len(buffer) - cut > max_line:
+            source.note(f"a line longer than {max_line} bytes was scanned in overlapping windows")
+            yield line_no, carry
+            carry = carry[-WINDOW_OVERLAP:]
+    if carry:
+        check_text(source, carry)
+        yield line_no, carry
+
+
+
+def open_source(name: str, stdin: BinaryIO | None) -> Source:
+    """Return a Source for a path or "-" (stdin); an unusable input is a failed Source."""
+    if name == "-":
+        if stdin is None or stdin.closed:
+            return failed_source(name, "standard input is closed")
+        return Source("<stdin>", stdin)
+    try:
+        handle = open(name, "rb")  # noqa: SIM115 - closed by close_source
+    except IsADirectoryError:
+        return failed_source(name, "is a directory")
+    except FileNotFoundError:
+        return failed_source(name, "no such file")
+    except OSError as exc:
+        return failed_source(name, f"cannot be read: {exc.strerror or exc}")
+    return Source(name, handle)
+
+
+def failed_source(name: str, message: str) -> Source:
+    """Return a Source that yields nothing and carries why."""
+    return Source(name, EMPTY, [message], failed=True)
+
+
+def close_source(source: Source) -> None:
+    """Close the input unless it is standard input."""
+    if source.name != "<stdin>" and source.stream is not EMPTY:
+        source.stream.close()

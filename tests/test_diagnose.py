@@ -1,0 +1,170 @@
+"""failpedia diagnose: ranking on the real-world corpus, the JSON contract, and hostile inputs."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from generator.diagnose import diagnose
+from generator.logread import Source, blocks
+from generator.match import Matcher
+from generator.pipeline import load_catalog
+
+from .realworld import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
+MATCHER = Matcher(CATALOG.signatures)
+OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.02 GiB is free."
+TIMEOUT = (
+    "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+    "timeout: WorkNCCL(SeqNum=7753, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
+    "milliseconds before timing out."
+)
+
+
+def run_text(text: str, name: str = "log") -> list[str]:
+    report = diagnose([Source(name, io.BytesIO(text.encode()))], MATCHER, CATALOG)
+    return [f.entry.id for f in report.findings]
+
+
+def test_realworld_accuracy_and_benign_silence() -> None:
+    failures = load_cases("failures")
+    first = sum(run_text(case.log)[:1] == [case.expect] for case in failures)
+    noisy = [case.name for case in load_cases("benign") if run_text(case.log)]
+    assert first / len(failures) >= 0.9, f"expected record first in {first}/{len(failures)}"
+    assert noisy == []
+
+
+def test_initiating_rank_beats_downstream_timeouts() -> None:
+    sources = [
+        Source("rank0.log", io.BytesIO(f"step 10\n{TIMEOUT}\n".encode())),
+        Source("rank1.log", io.BytesIO(f"step 10\n{TIMEOUT}\n".encode())),
+        Source("rank3.log", io.BytesIO(f"step 10\n{OOM}\n".encode())),
+    ]
+    report = diagnose(sources, MATCHER, CATALOG)
+    assert [(f.entry.id, f.role) for f in report.findings[:2]] == [
+        ("cuda-out-of-memory", "initiating"),
+        ("nccl-watchdog-timeout", "downstream"),
+    ]
+    assert report.findings[0].evidence[0].file == "rank3.log" and report.findings[0].evidence[0].line == 2
+
+
+def test_wrapper_never_outranks_what_it_wraps() -> None:
+    log = "\n".join(
+        [
+            OOM,
+            "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",
+            "train.py FAILED",
+        ]
+    )
+    ids = run_text(log)
+    assert ids[0] == "cuda-out-of-memory"
+
+
+def test_ansi_codes_and_carriage_returns_do_not_hide_errors() -> None:
+    log = "100%|#####| 10/10 [00:01<00:00]\r 50%|##   |\r\x1b[31mtorch.OutOfMemoryError: CUDA out of memory.\x1b[0m Tried to allocate 1.00 GiB\n"
+    assert run_text(log)[:1] == ["cuda-out-of-memory"]
+
+
+def test_line_numbers_count_newlines_across_blocks() -> None:
+    text = "".join(f"step {i}\n" for i in range(5000)) + OOM + "\n"
+    source = Source("big.log", io.BytesIO(text.encode()))
+    report = diagnose([source], MATCHER, CATALOG)
+    assert report.findings[0].evidence[0].line == 5001
+
+
+def test_small_blocks_and_windows_keep_hits() -> None:
+    text = ("x" * 5000 + OOM + "y" * 5000).encode()
+    source = Source("long.log", io.BytesIO(text))
+    found = [hit.signature.entry_id for _, block in blocks(source, 1024, 2048) for hit in MATCHER.scan_block(block)]
+    assert "cuda-out-of-memory" in found
+    assert any("longer than" in note for note in source.notes)
+
+
+def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", "diagnose", *args], cwd=cwd, capture_output=True, input=stdin, env={**os.environ}
+    )
+
+
+def test_json_contract(tmp_path: Path) -> None:
+    log = tmp_path / "rank3.log"
+    log.write_text(f"step 1\n{OOM}\n", encoding="utf-8")
+    result = cli("--json", str(log))
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert set(data) == {"findings", "scanned"}
+    top = data["findings"][0]
+    assert set(top) == {"id", "title", "score", "role", "evidence"}
+    assert top["id"] == "cuda-out-of-memory" and top["role"] == "initiating"
+    assert top["evidence"][0] == {"file": str(log), "line": 2, "text": OOM, "signature": top["evidence"][0]["signature"]}
+    assert data["scanned"]["bytes"] == log.stat().st_size
+
+
+def test_exit_1_when_nothing_matches() -> None:
+    result = cli("-", stdin=b"step 1 loss 2.3\nstep 2 loss 2.1\n")
+    assert result.returncode == 1
+    assert b"No known failure signature matched." in result.stdout
+
+
+def test_bad_inputs_are_named_and_the_rest_is_diagnosed(tmp_path: Path) -> None:
+    good = tmp_path / "good.log"
+    good.write_text(OOM + "\n", encoding="utf-8")
+    binary = tmp_path / "core.bin"
+    binary.write_bytes(b"\x7fELF" + b"\x00" * 4000)
+    truncated = tmp_path / "cut.log.gz"
+    truncated.write_bytes(gzip.compress((TIMEOUT + "\n").encode() * 2000)[:-200])
+    bad_utf8 = tmp_path / "latin1.log"
+    bad_utf8.write_bytes(b"caf\xe9\n" + OOM.encode() + b"\n")
+    result = cli("--json", str(good), str(tmp_path / "missing.log"), str(tmp_path), str(binary), str(truncated), str(bad_utf8))
+    assert result.returncode == 2
+    err = result.stderr.decode()
+    assert "missing.log: no such file" in err
+    assert f"{tmp_path}: is a directory" in err
+    assert "core.bin: binary file" in err
+    assert "cut.log.gz: gzip stream is truncated" in err
+    assert "latin1.log: contains invalid UTF-8" in err
+    assert "Traceback" not in err
+    ids = [f["id"] for f in json.loads(result.stdout)["findings"]]
+    assert ids[0] == "cuda-out-of-memory" and "nccl-watchdog-timeout" in ids
+
+
+def test_gzip_and_utf16_inputs(tmp_path: Path) -> None:
+    gz = tmp_path / "rank0.log.gz"
+    gz.write_bytes(gzip.compress(f"step\n{OOM}\n".encode()))
+    utf16 = tmp_path / "win.log"
+    utf16.write_bytes(f"step\n{TIMEOUT}\n".encode("utf-16"))
+    result = cli("--json", str(gz), str(utf16))
+    assert result.returncode == 0, result.stderr
+    found = {f["id"]: f["evidence"][0]["line"] for f in json.loads(result.stdout)["findings"]}
+    assert found["cuda-out-of-memory"] == 2 and found["nccl-watchdog-timeout"] == 2
+
+
+def test_printed_lines_cannot_drive_the_terminal(tmp_path: Path) -> None:
+    log = tmp_path / "evil.log"
+    log.write_bytes(b"\x1b]0;owned\x07" + OOM.encode() + b"\x1b]52;c;ZXZpbA==\x07\n")
+    result = cli(str(log))
+    assert result.returncode == 0
+    assert b"\x1b" not in result.stdout and b"\x07" not in result.stdout
+
+
+def test_empty_stdin_matches_nothing() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "diagnose", "-"], cwd=ROOT, capture_output=True, stdin=subprocess.DEVNULL
+    )
+    assert result.returncode == 1
+    assert b"Traceback" not in result.stderr
+
+
+def test_closed_stdin_is_an_input_error() -> None:
+    command = f"'{sys.executable}' -m generator diagnose - 0<&-"
+    result = subprocess.run(["bash", "-c", command], cwd=ROOT, capture_output=True)
+    assert result.returncode == 2
+    assert b"standard input is closed" in result.stderr
+    assert b"Traceback" not in result.stderr
