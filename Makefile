@@ -26,7 +26,7 @@ build: site
 serve: $(STAMP)
 	$(BIN)/failpedia serve
 
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)

@@ -12,13 +12,17 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from generator.errors import Issue
 from generator.diagnose import diagnose, report_json
+from generator.errors import Issue
 from generator.explain import closest_ids, explain_text, printable, report_text
+from generator.export import EXPORTERS, Bundle, ExportOptions
+from generator.library import LOCK_FILE, new_lock, read_lock
 from generator.logread import open_source
 from generator.match import Matcher
 from generator.model import CATEGORY_ORDER
+from generator.output import write_atomically
 from generator.pipeline import ENTRIES_DIR, Loaded, load_catalog
+from generator.schema import schema_path
 from generator.skeleton import skeleton_path, skeleton_text
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
@@ -224,6 +228,49 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     return EXIT_OK if report.findings else EXIT_PROBLEMS
 
 
+def export_targets(bundle: Bundle, out: str) -> dict[Path, bytes]:
+    """Return where each exported file goes for ``-o out`` (a file or a directory)."""
+    target = Path(out)
+    single = len(bundle.files) == 1
+    if single and not (out.endswith(("/", os.sep)) or target.is_dir()):
+        return {target: next(iter(bundle.files.values()))}
+    return {target / name: data for name, data in bundle.files.items()}
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export the signature library in one format."""
+    loaded = load_or_report([])
+    if loaded is None or not loaded.ok:
+        print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
+        return EXIT_USAGE
+    options = ExportOptions(site_url=args.site_url, loki_selector=args.loki_selector)
+    bundle = EXPORTERS[args.format](loaded.catalog, options)
+    for problem in bundle.problems:
+        print(f"failpedia: not exported: {problem}", file=sys.stderr)
+    if args.output:
+        try:
+            write_atomically(export_targets(bundle, args.output))
+        except OSError as exc:
+            print(f"failpedia: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_USAGE
+    else:
+        sys.stdout.buffer.write(bundle.files[bundle.stdout])
+    return EXIT_PROBLEMS if bundle.problems else EXIT_OK
+
+
+def cmd_lock(args: argparse.Namespace) -> int:
+    """Update the library lock: version bump as the changes require."""
+    loaded = load_or_report([])
+    if loaded is None or not loaded.ok:
+        print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
+        return EXIT_USAGE
+    lock = read_lock()
+    updated = new_lock(lock, loaded.catalog)
+    write_atomically({schema_path(LOCK_FILE): json.dumps(updated, indent=2, sort_keys=True).encode() + b"\n"})
+    print(f"library version {lock['version']} -> {updated['version']}", file=sys.stderr)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
     top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
@@ -244,6 +291,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
     p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
     p.set_defaults(run=cmd_diagnose)
+    p = sub.add_parser("export", help="export the signature library for other tools")
+    p.add_argument("--format", required=True, choices=sorted(EXPORTERS), help="the output format")
+    p.add_argument("-o", "--output", help="file or directory to write (default: stdout)")
+    p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
+    p.add_argument("--loki-selector", default=ExportOptions.loki_selector, help="LogQL stream selector")
+    p.set_defaults(run=cmd_export)
+    p = sub.add_parser("lock", help="update schema/library.lock.json (the library version)")
+    p.set_defaults(run=cmd_lock)
     p = sub.add_parser("explain", help="show one record in the terminal")
     p.add_argument("id")
     p.set_defaults(run=cmd_explain)

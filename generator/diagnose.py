@@ -167,7 +167,9 @@ def report_json(report: Report, top: int) -> dict[str, object]:
                 "title": f.entry.title,
                 "score": f.score,
                 "role": f.role,
-                "evidence": [{"file": e.file, "line": e.line, "text": e.text, "signature": e.signature} for e in f.evidence],
+                "evidence": [
+                    {"file": e.file, "line": e.line, "text": e.text, "signature": e.signature} for e in f.evidence
+                ],
             }
             for f in report.findings[:top]
         ],

@@ -20,16 +20,23 @@ FORBIDDEN = (
     (re.compile(r"\(\?P?<[A-Za-z_]"), "named groups are not portable; use plain groups"),
     (re.compile(r"\(\?[a-zA-Z]+[:)]"), "inline flags are not portable; use the flags field"),
     (re.compile(r"\\[AZzG]"), "\\A, \\Z, \\z and \\G differ between engines"),
-    (re.compile(r"(?<![\\[])\^"), "^ is not allowed: patterns match anywhere in a line, whose prefixes differ between tools"),
+    (
+        re.compile(r"(?<![\\[])\^"),
+        "^ is not allowed: patterns match anywhere in a line, whose prefixes differ between tools",
+    ),
     (re.compile(r"(?<!\\)\$(?!\)*\Z)"), "$ is allowed only at the very end of a pattern"),
     (re.compile(r"[*+?}]\+|\(\?>"), "possessive and atomic constructs are not portable"),
     (re.compile(r"\[\[:|\[=|\[\."), "POSIX bracket classes are not portable"),
+    (re.compile(r"(?<!\\)\[\^?\]"), "a class starting with ] differs in JavaScript; write \\] inside the class"),
     (re.compile(r"\\[0-9]{2,}|\\0"), "octal escapes are not portable"),
 )
 
 # Shapes that backtracking engines (a JavaScript page) run in exponential time.
 SLOW = (
-    (re.compile(r"\((?:[^()\\]|\\.)*[*+](?:[^()\\]|\\.)*\)[*+{]"), "nested quantifier (a+)+ can backtrack exponentially"),
+    (
+        re.compile(r"\((?:[^()\\]|\\.)*[*+](?:[^()\\]|\\.)*\)[*+{]"),
+        "nested quantifier (a+)+ can backtrack exponentially",
+    ),
     (re.compile(r"^\.\*|^\.\+"), "a leading .* makes every attempt scan the rest of the line"),
 )
 

@@ -47,7 +47,9 @@ def explain_text(entry: Entry, color: bool = False) -> str:
     title = f"{BOLD}{entry.title}{RESET}" if color else entry.title
     out = [title, wrap(entry.summary), ""]
     out += section("Symptoms", [wrap(f"- {s['signal']}: {s['meaning']}") for s in e["symptoms"]], color)
-    out += section("Root causes", [wrap(f"{i}. {c['title']}: {c['detail']}") for i, c in enumerate(e["causes"], 1)], color)
+    out += section(
+        "Root causes", [wrap(f"{i}. {c['title']}: {c['detail']}") for i, c in enumerate(e["causes"], 1)], color
+    )
     out += section("Confirm", [wrap(f"[ ] {item}") for item in e["confirm"]], color)
     out += section("Fix", fix_lines(entry), color)
     out += section("Fingerprints", [f"  {sig.id}: {sig.pattern}" for sig in entry.signatures], color)

@@ -8,9 +8,9 @@ and plain scalars resolve by a small fixed rule set: dates and yes/no stay strin
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterator, Mapping
 from typing import Any
 
 import yaml
@@ -171,7 +171,7 @@ def load_file(path: Path, display: str | None = None) -> SourceDoc:
 class Frame:
     """A mapping or sequence being built, with the positions of its children."""
 
-    __slots__ = ("value", "pointer", "key", "marks", "keys")
+    __slots__ = ("key", "keys", "marks", "pointer", "value")
 
     def __init__(self, value: dict[str, Any] | list[Any], pointer: str, doc: SourceDoc) -> None:
         self.value = value
@@ -341,7 +341,7 @@ class Builder:
         if key in (COMPLEX_KEY, DUPLICATE_KEY):
             return
         top.marks[key] = mark
-        container[key] = value  # type: ignore[index]
+        container[key] = value  # type: ignore[call-overload]
 
 
 def is_implicit(event: Any) -> bool:

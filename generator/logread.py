@@ -160,7 +160,6 @@ def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LIN
         yield line_no, carry
 
 
-
 def open_source(name: str, stdin: BinaryIO | None) -> Source:
     """Return a Source for a path or "-" (stdin); an unusable input is a failed Source."""
     if name == "-":

@@ -12,7 +12,6 @@ import json
 import re
 from typing import Any
 
-
 # Characters that start Markdown or HTML syntax somewhere in a line.
 SPECIAL = frozenset("\\`*_{}[]()#+-.!|~^<>&\"':=$%@")
 ENTITY_TABLE = {ord(ch): f"&#{ord(ch)};" for ch in SPECIAL}

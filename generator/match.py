@@ -17,6 +17,7 @@ from generator.dialect import Compiled, compile_pattern
 from generator.model import Signature
 from generator.normalize import normalize_line
 
+hyperscan: Any
 try:
     import hyperscan
 except ImportError:  # pragma: no cover - the RE2 line scanner takes over

@@ -26,14 +26,14 @@ def site_nav(loaded: Loaded) -> list[Any]:
     return [{"Home": "index.md"}, {"Categories": [category_path(name) for name in categories(loaded.catalog)]}]
 
 
-class FailpediaConfig(Config):
+class FailpediaConfig(Config):  # type: ignore[no-untyped-call]
     """Options of the ``failpedia`` plugin in mkdocs.yml."""
 
     entries = config_options.Type(str, default="entries")
     edit_url = config_options.Type(str, default="")
 
 
-class FailpediaPlugin(BasePlugin[FailpediaConfig]):
+class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-call]
     """Adds one generated page per record, plus home and category pages."""
 
     def __init__(self) -> None:
@@ -59,7 +59,9 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):
     def on_files(self, files: Files, config: Any) -> Files:
         """Replace the docs directory's own files with the generated pages."""
         assert self.loaded is not None
-        kept = [file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))]
+        kept = [
+            file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))
+        ]
         pages = render_site(self.loaded.catalog, SiteOptions(edit_url=self.config.edit_url))
         generated = [File.generated(config, page.path, content=page.markdown) for page in pages]
         self.generated = {page.path for page in pages}

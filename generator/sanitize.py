@@ -5,8 +5,49 @@ from __future__ import annotations
 import nh3
 
 TAGS = frozenset(
-    "a abbr b blockquote br code dd del details div dl dt em h1 h2 h3 h4 h5 h6 hr i input "
-    "kbd label li ol p pre small span strong sub summary sup table tbody td th thead tr ul".split()
+    [
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "input",
+        "kbd",
+        "label",
+        "li",
+        "ol",
+        "p",
+        "pre",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    ]
 )
 COMMON = frozenset({"class", "id", "title"})
 ATTRIBUTES = {

@@ -44,11 +44,13 @@ def pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) ->
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-StrictValidator = jsonschema.validators.extend(Draft202012Validator, {"pattern": pattern_keyword})
+StrictValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    Draft202012Validator, {"pattern": pattern_keyword}
+)
 
 
 @cache
-def registry() -> Registry:  # type: ignore[type-arg]
+def registry() -> Registry:
     """Return a registry holding every project schema under its $id."""
     resources = []
     for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
@@ -80,7 +82,8 @@ def enum_form(node: Any) -> Any:
 @cache
 def fast_validator(name: str) -> Callable[[Any], Any]:
     """Return the compiled validator used to accept valid documents quickly."""
-    return fastjsonschema.compile(enum_form(load_schema(name)))  # type: ignore[no-any-return]
+    validate: Callable[[Any], Any] = fastjsonschema.compile(enum_form(load_schema(name)))
+    return validate
 
 
 def is_valid_fast(name: str, data: Any) -> bool:

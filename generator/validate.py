@@ -5,6 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 from pathlib import PurePath
+from typing import Any
 
 import re2
 from jsonschema import ValidationError
@@ -13,8 +14,8 @@ from generator.dialect import compile_pattern, dialect_problems
 from generator.errors import Issue, Location
 from generator.load import SourceDoc
 from generator.locate import child_pointer, find_mark, pointer_from_path
-from generator.model import Catalog, Entry, Signature
 from generator.match import signature_matches
+from generator.model import Catalog, Entry, Signature
 from generator.schema import ENTRY_SCHEMA, schema_errors
 
 MAX_MESSAGE = 240
@@ -51,14 +52,16 @@ def schema_issue(doc: SourceDoc, error: ValidationError) -> Issue:
 
 def describe(error: ValidationError, pointer: str) -> tuple[str, str, str]:
     """Return (code, message, pointer) for a schema error; unknown fields point at the key."""
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
+    schema: Any = error.schema
+    options: Any = error.validator_value
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict) and isinstance(schema, dict):
+        allowed = set(schema.get("properties", {}))
         extra = sorted(key for key in error.instance if key not in allowed)
         if extra:
             names = ", ".join(repr(key) for key in extra)
             return "additionalProperties", f"unknown field {names}", child_pointer(pointer, extra[0])
-    if error.validator == "oneOf" and all("const" in option for option in error.validator_value):
-        allowed_values = ", ".join(repr(option["const"]) for option in error.validator_value)
+    if error.validator == "oneOf" and all("const" in option for option in options):
+        allowed_values = ", ".join(repr(option["const"]) for option in options)
         return "enum", f"{error.instance!r} is not one of {allowed_values}", pointer
     return str(error.validator), error.message, pointer
 
@@ -90,9 +93,13 @@ def entry_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
     path = PurePath(entry.path)
     found = []
     if path.stem != entry.id:
-        found.append(issue(entry, "/id", "catalog.id-mismatch", f"id {entry.id!r} differs from the file name {path.name!r}"))
+        found.append(
+            issue(entry, "/id", "catalog.id-mismatch", f"id {entry.id!r} differs from the file name {path.name!r}")
+        )
     if entry.id in RESERVED_IDS:
-        found.append(issue(entry, "/id", "catalog.reserved-id", f"id {entry.id!r} is reserved for a site path or device name"))
+        found.append(
+            issue(entry, "/id", "catalog.reserved-id", f"id {entry.id!r} is reserved for a site path or device name")
+        )
     if path.parent.parent.name == "entries" and path.parent.name != entry.category:
         message = f"category {entry.category!r} differs from the folder {path.parent.name!r}"
         found.append(issue(entry, "/category", "catalog.category-mismatch", message))
@@ -148,7 +155,9 @@ def rename_issues(catalog: Catalog) -> list[Issue]:
             if old in catalog.by_id:
                 found.append(issue(entry, pointer, "catalog.rename-conflict", f"{old!r} is still the id of a record"))
             elif claimed.setdefault(old, entry.id) != entry.id:
-                found.append(issue(entry, pointer, "catalog.rename-conflict", f"{old!r} is also claimed by {claimed[old]!r}"))
+                found.append(
+                    issue(entry, pointer, "catalog.rename-conflict", f"{old!r} is also claimed by {claimed[old]!r}")
+                )
     return found
 
 
@@ -175,7 +184,9 @@ def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
     for index, line in enumerate(sig.match):
         if not signature_matches(compiled, line):
             pointer = f"{base}/examples/match/{index}"
-            found.append(issue(entry, pointer, "signature.example-not-matched", "the pattern does not match this example"))
+            found.append(
+                issue(entry, pointer, "signature.example-not-matched", "the pattern does not match this example")
+            )
     for index, line in enumerate(sig.no_match):
         if signature_matches(compiled, line):
             pointer = f"{base}/examples/no_match/{index}"

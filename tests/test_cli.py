@@ -70,7 +70,9 @@ def test_validate_github_format_annotates_lines() -> None:
     result = run("validate", "--format", "github", "tests/fixtures/invalid/wrong-name.yaml")
     assert result.returncode == 1
     first = result.stdout.splitlines()[0]
-    assert first.startswith("::error file=tests/fixtures/invalid/wrong-name.yaml,line=1,col=5,title=catalog.id-mismatch::")
+    assert first.startswith(
+        "::error file=tests/fixtures/invalid/wrong-name.yaml,line=1,col=5,title=catalog.id-mismatch::"
+    )
 
 
 @pytest.mark.parametrize("args", [("validate", "no/such/path"), ("validate", "--format", "xml"), ("frobnicate",)])

@@ -20,7 +20,10 @@ from .realworld import load_cases
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 MATCHER = Matcher(CATALOG.signatures)
-OOM = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB of which 1.02 GiB is free."
+OOM = (
+    "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+    "GPU 3 has a total capacity of 79.15 GiB of which 1.02 GiB is free."
+)
 TIMEOUT = (
     "[rank0]:[E1206 18:44:12.715298746 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
     "timeout: WorkNCCL(SeqNum=7753, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 "
@@ -68,7 +71,10 @@ def test_wrapper_never_outranks_what_it_wraps() -> None:
 
 
 def test_ansi_codes_and_carriage_returns_do_not_hide_errors() -> None:
-    log = "100%|#####| 10/10 [00:01<00:00]\r 50%|##   |\r\x1b[31mtorch.OutOfMemoryError: CUDA out of memory.\x1b[0m Tried to allocate 1.00 GiB\n"
+    log = (
+        "100%|#####| 10/10 [00:01<00:00]\r 50%|##   |\r"
+        "\x1b[31mtorch.OutOfMemoryError: CUDA out of memory.\x1b[0m Tried to allocate 1.00 GiB\n"
+    )
     assert run_text(log)[:1] == ["cuda-out-of-memory"]
 
 
@@ -89,7 +95,11 @@ def test_small_blocks_and_windows_keep_hits() -> None:
 
 def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(
-        [sys.executable, "-m", "generator", "diagnose", *args], cwd=cwd, capture_output=True, input=stdin, env={**os.environ}
+        [sys.executable, "-m", "generator", "diagnose", *args],
+        cwd=cwd,
+        capture_output=True,
+        input=stdin,
+        env={**os.environ},
     )
 
 
@@ -103,7 +113,12 @@ def test_json_contract(tmp_path: Path) -> None:
     top = data["findings"][0]
     assert set(top) == {"id", "title", "score", "role", "evidence"}
     assert top["id"] == "cuda-out-of-memory" and top["role"] == "initiating"
-    assert top["evidence"][0] == {"file": str(log), "line": 2, "text": OOM, "signature": top["evidence"][0]["signature"]}
+    assert top["evidence"][0] == {
+        "file": str(log),
+        "line": 2,
+        "text": OOM,
+        "signature": top["evidence"][0]["signature"],
+    }
     assert data["scanned"]["bytes"] == log.stat().st_size
 
 
@@ -122,7 +137,9 @@ def test_bad_inputs_are_named_and_the_rest_is_diagnosed(tmp_path: Path) -> None:
     truncated.write_bytes(gzip.compress((TIMEOUT + "\n").encode() * 2000)[:-200])
     bad_utf8 = tmp_path / "latin1.log"
     bad_utf8.write_bytes(b"caf\xe9\n" + OOM.encode() + b"\n")
-    result = cli("--json", str(good), str(tmp_path / "missing.log"), str(tmp_path), str(binary), str(truncated), str(bad_utf8))
+    result = cli(
+        "--json", str(good), str(tmp_path / "missing.log"), str(tmp_path), str(binary), str(truncated), str(bad_utf8)
+    )
     assert result.returncode == 2
     err = result.stderr.decode()
     assert "missing.log: no such file" in err

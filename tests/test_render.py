@@ -43,7 +43,7 @@ def test_markup_in_record_text_is_inert() -> None:
 def test_title_is_escaped_once_in_front_matter() -> None:
     page = PAGES["entries/full-record.md"]
     front = page.split("---\n")[1]
-    assert "title: \"Full record with &lt;every&gt; field &amp; `code`\"\n" in front
+    assert 'title: "Full record with &lt;every&gt; field &amp; `code`"\n' in front
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,183 @@
+"""Benchmark: load, validate and render per record, and the plugin's cost over plain MkDocs.
+
+Prints microseconds per record at 1,000 and 10,000 synthetic records (4 KB each), then the
+ratio of `failpedia build` on 1,000 records to a plain `mkdocs build` of the same pages
+written to disk as Markdown, both measured in this run. Not a test: nothing asserts on time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generator.load import load_text  # noqa: E402
+from generator.model import build_catalog  # noqa: E402
+from generator.render import render_site  # noqa: E402
+from generator.validate import check_catalog, check_document  # noqa: E402
+
+CATEGORIES = ("communication", "memory", "hardware", "numerical", "launcher")
+
+
+def record(n: int) -> str:
+    """Return the YAML of synthetic record number ``n`` (about 4 KB)."""
+    rid = f"synthetic-failure-{n:05d}"
+    sentence = "The collective stalls because one rank never reaches the call, so the others wait. "
+    return f"""id: {rid}
+title: Synthetic failure {n}
+category: {CATEGORIES[n % len(CATEGORIES)]}
+severity: fatal
+status: draft
+summary: Synthetic record {n} used to measure the generator; {sentence.strip()}
+symptoms:
+  - signal: "`Synthetic error {n} happened` in the log"
+    meaning: {sentence.strip()}
+  - signal: Every other rank times out.
+    meaning: They wait for the rank that failed.
+observations:
+  - {sentence.strip()}
+  - {sentence.strip()}
+mechanism: |
+  {sentence * 6}
+
+  {sentence * 6}
+causes:
+  - title: A rank crashed
+    detail: {sentence.strip()}
+  - title: The network dropped
+    detail: {sentence.strip()}
+confirm:
+  - Look at the first rank that failed.
+  - Check the fabric counters.
+fix:
+  steps:
+    - text: Restart from the last checkpoint.
+      command: torchrun --nnodes 2 --nproc-per-node 8 train.py --resume
+    - text: Replace the failing node.
+  verify: The job passes the failing step.
+prevention:
+  - Watch the fabric.
+affected:
+  - PyTorch DDP
+scale:
+  single: Rare on one GPU.
+  large: Common at scale.
+env:
+  - name: NCCL_DEBUG
+    effect: Prints the failing call.
+tags: [synthetic, tag-{n % 50}]
+references:
+  - title: NCCL docs
+    url: https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/
+    kind: docs
+  - title: An issue
+    url: https://github.com/NVIDIA/nccl/issues/{n}
+    kind: issue
+faq:
+  - q: Is it a bug?
+    a: {sentence.strip()}
+signatures:
+  - id: {rid}-message
+    pattern: "Synthetic error {n} happened at step [0-9]+"
+    description: The synthetic error line.
+    strength: specific
+    examples:
+      match:
+        - "[rank3]: Synthetic error {n} happened at step 12"
+        - "Synthetic error {n} happened at step 1"
+      no_match:
+        - "Synthetic error {n} nearly happened"
+        - "NCCL INFO Bootstrap : Using eth0"
+"""
+
+
+def per_record_us(count: int) -> dict[str, float]:
+    """Return microseconds per record for load, validate and render of ``count`` records."""
+    texts = [(f"entries/x/synthetic-failure-{n:05d}.yaml", record(n).encode()) for n in range(count)]
+    t0 = time.perf_counter()
+    docs = [load_text(path, raw) for path, raw in texts]
+    t1 = time.perf_counter()
+    issues = [issue for doc in docs for issue in check_document(doc)]
+    catalog = build_catalog(docs)
+    issues += check_catalog(catalog)
+    t2 = time.perf_counter()
+    pages = render_site(catalog)
+    t3 = time.perf_counter()
+    assert not [i for i in issues if i.code != "catalog.category-mismatch"], issues[:3]
+    assert len(pages) > count
+    scale = 1e6 / count
+    return {"load": (t1 - t0) * scale, "validate": (t2 - t1) * scale, "render": (t3 - t2) * scale}
+
+
+def write_project(base: Path, count: int) -> None:
+    """Write a project with ``count`` records under ``base``."""
+    shutil.copy(ROOT / "mkdocs.yml", base / "mkdocs.yml")
+    shutil.copytree(ROOT / "overrides", base / "overrides")
+    for n in range(count):
+        folder = base / "entries" / CATEGORIES[n % len(CATEGORIES)]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"synthetic-failure-{n:05d}.yaml").write_text(record(n), encoding="utf-8")
+
+
+def write_plain_project(base: Path, source: Path) -> None:
+    """Write the same pages as Markdown files and a mkdocs.yml without the plugin."""
+    sys.path.insert(0, str(ROOT))
+    from generator.pipeline import load_catalog
+    from generator.render import categories, category_path
+
+    catalog = load_catalog([source / "entries"], source).catalog
+    docs = base / "docs"
+    for page in render_site(catalog):
+        target = docs / page.path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page.markdown, encoding="utf-8")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    config["docs_dir"] = "docs"
+    config["plugins"] = ["search"]
+    config["nav"] = [{"Home": "index.md"}, {"Categories": [category_path(c) for c in categories(catalog)]}]
+    (base / "mkdocs.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    shutil.copytree(ROOT / "overrides", base / "overrides")
+
+
+def timed(cmd: list[str], cwd: Path) -> float:
+    """Return the wall time of a command that must succeed."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=cwd, check=True, env=env, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def build_ratio(count: int) -> tuple[float, float]:
+    """Return (failpedia build seconds, plain mkdocs build seconds) for ``count`` records."""
+    with tempfile.TemporaryDirectory() as tmp:
+        ours, plain = Path(tmp, "ours"), Path(tmp, "plain")
+        ours.mkdir()
+        plain.mkdir()
+        write_project(ours, count)
+        write_plain_project(plain, ours)
+        fp = timed([sys.executable, "-m", "generator", "build"], ours)
+        mk = timed([sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"], plain)
+        return fp, mk
+
+
+def main() -> None:
+    for count in (1_000, 10_000):
+        us = per_record_us(count)
+        total = sum(us.values())
+        parts = "  ".join(f"{k} {v:7.1f}" for k, v in us.items())
+        print(f"{count:>6} records: {parts}  total {total:7.1f} us/record")
+    fp, mk = build_ratio(1_000)
+    print(f"1000 records: failpedia build {fp:.2f} s, plain mkdocs build {mk:.2f} s, ratio {fp / mk:.3f}")
+
+
+if __name__ == "__main__":
+    main()

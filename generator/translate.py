@@ -1,0 +1,223 @@
+"""Translate portable-dialect patterns into other engines' syntax, exactly or not at all.
+
+A pattern is read into tokens once; each target (GNU grep -E, ripgrep) writes the tokens
+in its own syntax. What a target cannot express exactly raises Untranslatable, so an
+exporter reports the signature by id instead of shipping a pattern that means something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+META_OUTSIDE = set(".[]()*+?{}|^$\\")
+NAMED = set("dDsSwW")
+
+
+class Untranslatable(ValueError):
+    """The pattern has no exact equivalent in the target syntax."""
+
+
+@dataclass(frozen=True)
+class Token:
+    """One piece of a pattern: kind is lit, any, named, bound, class, op, group or end."""
+
+    kind: str
+    value: str = ""
+    members: tuple[tuple[str, str], ...] = ()
+    negated: bool = False
+
+
+def escape_char(pattern: str, index: int) -> tuple[str, int]:
+    """Return the literal or class letter of the escape at ``index`` and the next index."""
+    char = pattern[index + 1]
+    if char == "x":
+        return chr(int(pattern[index + 2 : index + 4], 16)), index + 4
+    return {"t": "\t", "n": "\n", "r": "\r", "f": "\f", "v": "\v"}.get(char, char), index + 2
+
+
+def read_class(pattern: str, index: int) -> tuple[Token, int]:
+    """Return the class token starting at ``index`` (at '[') and the index after it."""
+    index += 1
+    negated = pattern[index] == "^"
+    index += negated
+    members: list[tuple[str, str]] = []
+    first = True
+    while pattern[index] != "]" or first:
+        first = False
+        if pattern[index] == "\\" and pattern[index + 1] in NAMED:
+            members.append(("named", pattern[index + 1]))
+            index += 2
+            continue
+        start, index = escape_char(pattern, index) if pattern[index] == "\\" else (pattern[index], index + 1)
+        if pattern[index] == "-" and pattern[index + 1] != "]":
+            end, index = (
+                escape_char(pattern, index + 1) if pattern[index + 1] == "\\" else (pattern[index + 1], index + 2)
+            )
+            members.append(("range", start + end))
+        else:
+            members.append(("char", start))
+    return Token("class", members=tuple(members), negated=negated), index + 1
+
+
+def tokenize(pattern: str) -> list[Token]:
+    """Return the tokens of a portable-dialect pattern."""
+    tokens = []
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "[":
+            token, index = read_class(pattern, index)
+            tokens.append(token)
+            continue
+        if char == "\\":
+            letter = pattern[index + 1]
+            if letter in NAMED or letter in "bB":
+                tokens.append(Token("named" if letter in NAMED else "bound", letter))
+                index += 2
+                continue
+            literal, index = escape_char(pattern, index)
+            tokens.append(Token("lit", literal))
+            continue
+        if pattern.startswith("(?:", index):
+            tokens.append(Token("group"))
+            index += 3
+            continue
+        if char == "{":
+            close = pattern.index("}", index)
+            tokens.append(Token("op", pattern[index : close + 1]))
+            index = close + 1
+            continue
+        kind = {".": "any", "$": "end"}.get(char, "op" if char in "()|*+?" else "lit")
+        tokens.append(Token(kind, char))
+        index += 1
+    return tokens
+
+
+def other_case(member: tuple[str, str]) -> list[tuple[str, str]]:
+    """Return the class members that make ``member`` case-insensitive."""
+    kind, value = member
+    if kind == "char" and value.isascii() and value.isalpha():
+        return [("char", value.swapcase())]
+    if kind == "range" and value.isascii() and (value.islower() or value.isupper()) and value.isalpha():
+        return [("range", value.swapcase())]
+    return []
+
+
+def fold_members(token: Token, ignore_case: bool) -> list[tuple[str, str]]:
+    """Return a class's members, widened to both cases when asked."""
+    members = list(token.members)
+    if ignore_case:
+        members += [extra for member in token.members for extra in other_case(member)]
+    return members
+
+
+ERE_NAMED = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "s": "[[:space:]]",
+    "S": "[^[:space:]]",
+    "w": "[[:alnum:]_]",
+    "W": "[^[:alnum:]_]",
+}
+ERE_IN_CLASS = {"d": "0-9", "s": "[:space:]", "w": "[:alnum:]_"}
+
+
+def ere_class(token: Token, ignore_case: bool) -> str:
+    """Return a POSIX bracket expression (']' first, '^' not first, '-' last)."""
+    chars = [value for kind, value in fold_members(token, ignore_case) if kind == "char"]
+    body = "".join(c for c in chars if c not in "]^-\\")
+    for kind, value in fold_members(token, ignore_case):
+        if kind == "range":
+            body += f"{value[0]}-{value[1]}"
+        elif kind == "named":
+            if value not in ERE_IN_CLASS:
+                raise Untranslatable(f"\\{value} inside a class has no POSIX form")
+            body += ERE_IN_CLASS[value]
+    if "\n" in chars or "\r" in chars:
+        raise Untranslatable("a line break inside a class cannot match in grep")
+    head = "]" if "]" in chars else ""
+    tail = ("^" if "^" in chars else "") + ("\\" if "\\" in chars else "") + ("-" if "-" in chars else "")
+    if not (head + body + tail):
+        raise Untranslatable("empty class")
+    return f"[{'^' if token.negated else ''}{head}{body}{tail}]"
+
+
+def ere_literal(char: str, ignore_case: bool) -> str:
+    """Return one literal character for grep -E."""
+    if char in "\n\r":
+        raise Untranslatable("a line break cannot match in grep")
+    if ignore_case and char.isascii() and char.isalpha():
+        return f"[{char.lower()}{char.upper()}]"
+    return f"\\{char}" if char in META_OUTSIDE else char
+
+
+def write(pattern: str, syntax: dict[str, Callable[[Token], str]]) -> str:
+    """Return the tokens of ``pattern`` written by the target syntax, one writer per kind."""
+    return "".join(syntax.get(token.kind, verbatim)(token) for token in tokenize(pattern))
+
+
+def verbatim(token: Token) -> str:
+    """Return a token that is written the same in every syntax (operators, '.', '$')."""
+    return token.value
+
+
+def to_ere(pattern: str, ignore_case: bool = False) -> str:
+    """Return the pattern for GNU grep -E (run with LC_ALL=C for ASCII classes)."""
+    syntax: dict[str, Callable[[Token], str]] = {
+        "lit": lambda t: ere_literal(t.value, ignore_case),
+        "class": lambda t: ere_class(t, ignore_case),
+        "named": lambda t: ERE_NAMED[t.value],
+        "bound": lambda t: f"\\{t.value}",
+        "group": lambda t: "(",
+    }
+    return write(pattern, syntax)
+
+
+RUST_NAMED = {
+    "d": "[0-9]",
+    "D": "[^0-9]",
+    "s": "[\\t\\n\\f\\r ]",
+    "S": "[^\\t\\n\\f\\r ]",
+    "w": "[0-9A-Za-z_]",
+    "W": "[^0-9A-Za-z_]",
+}
+RUST_IN_CLASS = {"d": "0-9", "s": "\\t\\n\\f\\r ", "w": "0-9A-Za-z_"}
+RUST_CLASS_SPECIAL = set("[]\\^-&~")
+
+
+def rust_char(char: str, in_class: bool) -> str:
+    """Return one literal character for a Rust regex (ripgrep)."""
+    controls = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\x0B"}
+    if char in controls:
+        return controls[char]
+    special = RUST_CLASS_SPECIAL if in_class else META_OUTSIDE | set("#&-~")
+    return f"\\{char}" if char in special else char
+
+
+def rust_class(token: Token) -> str:
+    """Return a Rust bracket class with every special character escaped."""
+    body = ""
+    for kind, value in token.members:
+        if kind == "char":
+            body += rust_char(value, True)
+        elif kind == "range":
+            body += f"{rust_char(value[0], True)}-{rust_char(value[1], True)}"
+        elif value in RUST_IN_CLASS:
+            body += RUST_IN_CLASS[value]
+        else:
+            raise Untranslatable(f"\\{value} inside a class")
+    return f"[{'^' if token.negated else ''}{body}]"
+
+
+def to_rust(pattern: str, ignore_case: bool = False) -> str:
+    """Return the pattern for ripgrep (Rust regex), ASCII semantics like RE2."""
+    syntax: dict[str, Callable[[Token], str]] = {
+        "lit": lambda t: rust_char(t.value, False),
+        "class": rust_class,
+        "named": lambda t: RUST_NAMED[t.value],
+        "bound": lambda t: f"(?-u:\\{t.value})",
+        "group": lambda t: "(?:",
+    }
+    body = write(pattern, syntax)
+    return f"(?i:{body})" if ignore_case else body
