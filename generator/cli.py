@@ -11,19 +11,22 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from generator.cache import load_for_diagnosis
 from generator.diagnose import diagnose, report_json
-from generator.errors import Issue
-from generator.explain import closest_ids, explain_text, printable, report_text
-from generator.export import EXPORTERS, Bundle, ExportOptions
-from generator.library import LOCK_FILE, new_lock, read_lock
+from generator.explain import printable, report_text
 from generator.logread import open_source
-from generator.match import Matcher
 from generator.model import CATEGORY_ORDER
-from generator.output import write_atomically
-from generator.pipeline import ENTRIES_DIR, Loaded, load_catalog
-from generator.schema import schema_path
-from generator.skeleton import skeleton_path, skeleton_text
+
+# Commands other than diagnose import their stages when they run: a diagnosis starts in a
+# fraction of a second only if validation, Jinja and the exporters are not imported first.
+if TYPE_CHECKING:
+    from generator.errors import Issue
+    from generator.export import Bundle
+    from generator.pipeline import Loaded
+
+ENTRIES_DIR = "entries"
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE = 0, 1, 2
 PROGRESS_THRESHOLD = 50_000_000
@@ -63,6 +66,8 @@ def print_issues(issues: Sequence[Issue], fmt: str) -> None:
 
 def load_or_report(paths: Sequence[str]) -> Loaded | None:
     """Return the loaded catalog, or None after printing why the paths are unusable."""
+    from generator.pipeline import load_catalog
+
     targets = [Path(p) for p in paths] or [Path(ENTRIES_DIR)]
     missing = [str(p) for p in targets if not p.exists()]
     if missing:
@@ -141,6 +146,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Print one record in the terminal."""
+    from generator.explain import closest_ids, explain_text
+
     loaded = load_or_report([])
     if loaded is None:
         return EXIT_USAGE
@@ -157,6 +164,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Write a schema-valid skeleton record."""
+    from generator.skeleton import skeleton_path, skeleton_text
+
     path = skeleton_path(Path(ENTRIES_DIR), args.id, args.category)
     if path is None:
         print(f"failpedia: {args.id!r} is not a valid id (lowercase words joined by hyphens)", file=sys.stderr)
@@ -206,15 +215,17 @@ def input_sizes(names: Sequence[str]) -> list[int]:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     """Find the failures in logs and rank them."""
-    loaded = load_or_report([])
-    if loaded is None or not loaded.ok:
+    if not Path(ENTRIES_DIR).is_dir():
+        print(f"failpedia: no {ENTRIES_DIR}/ directory here", file=sys.stderr)
+        return EXIT_USAGE
+    loaded, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
+    if loaded is not None and not loaded.ok:
         print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
         return EXIT_USAGE
     names = args.logs or ["-"]
     stdin = sys.stdin.buffer if sys.stdin is not None else None
     bar = ProgressBar(input_sizes(names))
-    matcher = Matcher(loaded.catalog.signatures)
-    report = diagnose((open_source(name, stdin) for name in names), matcher, loaded.catalog, bar)
+    report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar)
     bar.finish()
     for source in report.sources:
         for note in source.notes:
@@ -239,11 +250,19 @@ def export_targets(bundle: Bundle, out: str) -> dict[Path, bytes]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export the signature library in one format."""
+    from generator.export import EXPORTERS, ExportOptions
+    from generator.output import write_atomically
+
+    if args.format not in EXPORTERS:
+        choices = ", ".join(repr(name) for name in sorted(EXPORTERS))
+        print(f"failpedia export: error: unknown format {args.format!r} (choose from {choices})", file=sys.stderr)
+        return EXIT_USAGE
     loaded = load_or_report([])
     if loaded is None or not loaded.ok:
         print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
         return EXIT_USAGE
-    options = ExportOptions(site_url=args.site_url, loki_selector=args.loki_selector)
+    selector = {"loki_selector": args.loki_selector} if args.loki_selector else {}
+    options = ExportOptions(site_url=args.site_url, **selector)
     bundle = EXPORTERS[args.format](loaded.catalog, options)
     for problem in bundle.problems:
         print(f"failpedia: not exported: {problem}", file=sys.stderr)
@@ -260,6 +279,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_lock(args: argparse.Namespace) -> int:
     """Update the library lock: version bump as the changes require."""
+    from generator.library import LOCK_FILE, new_lock, read_lock
+    from generator.output import write_atomically
+    from generator.schema import schema_path
+
     loaded = load_or_report([])
     if loaded is None or not loaded.ok:
         print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
@@ -292,10 +315,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
     p.set_defaults(run=cmd_diagnose)
     p = sub.add_parser("export", help="export the signature library for other tools")
-    p.add_argument("--format", required=True, choices=sorted(EXPORTERS), help="the output format")
+    p.add_argument("--format", required=True, help="the output format: grep, json, loki or sigma")
     p.add_argument("-o", "--output", help="file or directory to write (default: stdout)")
     p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
-    p.add_argument("--loki-selector", default=ExportOptions.loki_selector, help="LogQL stream selector")
+    p.add_argument("--loki-selector", help='LogQL stream selector (default: {job=~".+"})')
     p.set_defaults(run=cmd_export)
     p = sub.add_parser("lock", help="update schema/library.lock.json (the library version)")
     p.set_defaults(run=cmd_lock)

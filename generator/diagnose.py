@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from generator.logread import Source, blocks, close_source
+from generator.logread import INVALID_UTF8, Source, blocks, close_source
 from generator.match import Hit, Matcher
 from generator.model import Catalog, Entry
 
@@ -76,22 +77,39 @@ class Collector:
         self.seen: set[tuple[int, str, int]] = set()
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
-        """Scan one source, adding its evidence."""
-        for first_line, block in blocks(source):
-            for hit in self.matcher.scan_block(block):
-                self.add(index, source.name, first_line + hit.line_offset, hit)
-            progress(index, source.bytes_read)
+        """Scan one source, adding its evidence.
 
-    def add(self, index: int, name: str, line: int, hit: Hit) -> None:
+        Hyperscan releases the GIL while it scans, so one block is scanned in a worker
+        thread while this thread reads the next one and counts its lines.
+        """
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            pending: tuple[int, Future[list[Hit]]] | None = None
+            for first_line, block in blocks(source):
+                future = pool.submit(self.matcher.scan_block, block)
+                if pending is not None:
+                    self.take(index, source, *pending)
+                pending = (first_line, future)
+                progress(index, source.bytes_read)
+            if pending is not None:
+                self.take(index, source, *pending)
+
+    def take(self, index: int, source: Source, first_line: int, future: Future[list[Hit]]) -> None:
+        """Add the hits of one scanned block."""
+        for hit in future.result():
+            self.add(index, source, first_line + hit.line_offset, hit)
+
+    def add(self, index: int, source: Source, line: int, hit: Hit) -> None:
         """Record one hit (once per signature and line; a few lines per record)."""
         sig = hit.signature
         if (index, sig.id, line) in self.seen:
             return
         self.seen.add((index, sig.id, line))
         finding = self.findings.setdefault(sig.entry_id, Finding(self.catalog.by_id[sig.entry_id]))
+        if "\ufffd" in hit.text:
+            source.note(INVALID_UTF8)
         if len(finding.evidence) < MAX_EVIDENCE:
             text = hit.text.rstrip("\r\n")[:MAX_TEXT]
-            evidence = Evidence(name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text))
+            evidence = Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text))
             finding.evidence.append(evidence)
 
 

@@ -7,8 +7,9 @@ and plain scalars resolve by a small fixed rule set: dates and yes/no stay strin
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -153,6 +154,25 @@ def decode_strict(doc: SourceDoc, raw: bytes) -> str | None:
         col = exc.start - (before.rfind(b"\n") + 1) + 1
         doc.problem((line, col), "", "yaml.encoding", "file is not valid UTF-8")
         return None
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """Return the record files named by ``paths`` (directories are searched), sorted."""
+    found: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            found.update(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        else:
+            found.add(path)
+    return sorted(found)
+
+
+def display_path(path: Path, root: Path) -> str:
+    """Return ``path`` relative to ``root`` when it is inside it, with forward slashes."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return os.fspath(path)
 
 
 def load_file(path: Path, display: str | None = None) -> SourceDoc:

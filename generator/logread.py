@@ -10,9 +10,11 @@ from __future__ import annotations
 import codecs
 import io
 import zlib
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
+
+from generator.match import Block
 
 BLOCK_SIZE = 16 << 20
 MAX_LINE = 1 << 20
@@ -123,41 +125,78 @@ def decoded_stream(source: Source) -> Iterator[bytes]:
     return chunks
 
 
-def check_text(source: Source, block: bytes) -> None:
-    """Note NUL bytes and invalid UTF-8 in a block (both are still scanned)."""
-    if b"\x00" in block:
+INVALID_UTF8 = "contains invalid UTF-8 (shown with replacement characters)"
+
+
+def check_text(source: Source, block: Block, first: bool) -> None:
+    """Note NUL bytes, and invalid UTF-8 in the first block (matched lines are checked too)."""
+    if block.contains(b"\x00"):
         source.note("contains NUL bytes (scanned as text)")
-    if not block.isascii():
+    if first:
         try:
-            block.decode("utf-8")
+            block.copy().decode("utf-8")
         except UnicodeDecodeError:
-            source.note("contains invalid UTF-8 (shown with replacement characters)")
+            source.note(INVALID_UTF8)
 
 
-def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[tuple[int, bytes]]:
-    """Yield (first line number, block of whole lines); over-long lines come in windows."""
+LONG_LINE = "a line longer than {} bytes was scanned in overlapping windows"
+
+
+def first_line_end(chunk: bytes) -> int:
+    """Return the index just after the first \\n or \\r in ``chunk``, or 0."""
+    ends = [found for found in (chunk.find(b"\n"), chunk.find(b"\r")) if found >= 0]
+    return min(ends) + 1 if ends else 0
+
+
+def last_line_end(chunk: bytes, start: int) -> int:
+    """Return the index just after the last \\n or \\r at or after ``start``, or ``start``."""
+    return max(chunk.rfind(b"\n", start), chunk.rfind(b"\r", start), start - 1) + 1
+
+
+def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[tuple[int, Block]]:
+    """Yield (first line number, block of whole lines); over-long lines come in windows.
+
+    The bulk of each chunk is yielded in place, without a copy: the partial line carried
+    over from the previous chunk is completed first, as a small block of its own.
+    """
     carry = b""
     line_no = 1
     for chunk in decoded_stream(source):
-        buffer = carry + chunk
-        cut = max(buffer.rfind(b"\n"), buffer.rfind(b"\r")) + 1
-        if cut == 0 and len(buffer) > max_line:
-            source.note(f"a line longer than {max_line} bytes was scanned in overlapping windows")
-            yield line_no, buffer
-            carry = buffer[-WINDOW_OVERLAP:]
-            continue
-        block, carry = buffer[:cut], buffer[cut:]
-        if block:
-            check_text(source, block)
+        start = 0
+        if carry:
+            start = first_line_end(chunk)
+            if not start:
+                carry += chunk
+                carry = yield from window(source, carry, line_no, max_line)
+                continue
+            head = Block.of(carry + chunk[:start])
+            yield line_no, head
+            line_no = checked(source, head, line_no)
+        cut = last_line_end(chunk, start)
+        if cut > start:
+            block = Block(chunk, start, cut)
             yield line_no, block
-            line_no += block.count(b"\n")
-        if len(buffer) - cut > max_line:
-            source.note(f"a line longer than {max_line} bytes was scanned in overlapping windows")
-            yield line_no, carry
-            carry = carry[-WINDOW_OVERLAP:]
+            line_no = checked(source, block, line_no)
+        carry = yield from window(source, chunk[cut:], line_no, max_line)
     if carry:
-        check_text(source, carry)
-        yield line_no, carry
+        checked(source, Block.of(carry), line_no)
+        yield line_no, Block.of(carry)
+
+
+def window(source: Source, carry: bytes, line_no: int, max_line: int) -> Generator[tuple[int, Block], None, bytes]:
+    """Yield an unfinished line once it is too long to hold; return what to carry on."""
+    if len(carry) <= max_line:
+        return carry
+    source.note(LONG_LINE.format(max_line))
+    check_text(source, Block.of(carry), False)
+    yield line_no, Block.of(carry)
+    return carry[-WINDOW_OVERLAP:]
+
+
+def checked(source: Source, block: Block, line_no: int) -> int:
+    """Check a block's text; return the number of the line after it."""
+    check_text(source, block, line_no == 1)
+    return line_no + block.count(b"\n")
 
 
 def open_source(name: str, stdin: BinaryIO | None) -> Source:

@@ -52,6 +52,36 @@ def prefilter_pattern(pattern: str) -> str:
 
 
 @dataclass(frozen=True)
+class Block:
+    """A run of whole lines inside a larger bytes object: data[start:end], never copied."""
+
+    data: bytes
+    start: int
+    end: int
+
+    @classmethod
+    def of(cls, data: bytes) -> Block:
+        """Return a block covering all of ``data``."""
+        return cls(data, 0, len(data))
+
+    def view(self) -> memoryview:
+        """Return the block's bytes without copying them."""
+        return memoryview(self.data)[self.start : self.end]
+
+    def count(self, needle: bytes) -> int:
+        """Return how many times ``needle`` occurs in the block."""
+        return self.data.count(needle, self.start, self.end)
+
+    def contains(self, needle: bytes) -> bool:
+        """Return True when ``needle`` occurs in the block."""
+        return self.data.find(needle, self.start, self.end) >= 0
+
+    def copy(self) -> bytes:
+        """Return the block's bytes as a new object."""
+        return self.data[self.start : self.end]
+
+
+@dataclass(frozen=True)
 class Hit:
     """One confirmed match: a signature on a line of a block."""
 
@@ -63,43 +93,55 @@ class Hit:
 class Matcher:
     """Every signature compiled once: RE2 for lines, Hyperscan for blocks when available."""
 
-    def __init__(self, signatures: Iterable[Signature]) -> None:
+    def __init__(self, signatures: Iterable[Signature], database: Any = None) -> None:
         self.signatures = tuple(signatures)
-        self.compiled = tuple(compile_pattern(s.pattern, s.ignore_case) for s in self.signatures)
-        self.database = block_database(self.signatures)
+        self.database = database if database is not None else block_database(self.signatures)
+
+    @property
+    def compiled(self) -> tuple[Compiled, ...]:
+        """Return every signature compiled with RE2 (compiled once, cached)."""
+        return tuple(self.regex(index) for index in range(len(self.signatures)))
+
+    def regex(self, index: int) -> Compiled:
+        """Return one signature compiled with RE2 (compiled on first use)."""
+        sig = self.signatures[index]
+        return compile_pattern(sig.pattern, sig.ignore_case)
 
     def line_matches(self, raw_line: str) -> list[Signature]:
         """Return the signatures that match one raw line."""
         line = normalize_line(raw_line)
         return [sig for sig, rx in zip(self.signatures, self.compiled, strict=True) if rx.search(line)]
 
-    def scan_block(self, block: bytes) -> list[Hit]:
+    def scan_block(self, block: Block | bytes) -> list[Hit]:
         """Return confirmed hits in a block of whole lines (first hit per signature)."""
-        if b"\x1b" in block:
-            block = ANSI_BYTES.sub(b"", block)
+        if isinstance(block, bytes):
+            block = Block.of(block)
+        if block.contains(b"\x1b"):
+            block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
         if self.database is None:
-            return self.scan_lines(block, range(len(self.signatures)))
+            return self.scan_lines(block.copy(), range(len(self.signatures)))
         candidates: dict[int, int] = {}
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
             candidates.setdefault(sig_index, end)
 
-        self.database.scan(block, match_event_handler=on_match)
+        self.database.scan(block.view(), match_event_handler=on_match)
         return self.confirm(block, candidates)
 
-    def confirm(self, block: bytes, candidates: dict[int, int]) -> list[Hit]:
+    def confirm(self, block: Block, candidates: dict[int, int]) -> list[Hit]:
         """Return hits for candidates whose line RE2 confirms; rescan those it does not."""
         hits = []
         unconfirmed = []
+        data, base = block.data, block.start
         for sig_index, end in sorted(candidates.items(), key=lambda item: item[1]):
-            start, stop = line_bounds(block, max(end - 1, 0))
-            text = block[start:stop].decode("utf-8", "replace")
-            if self.compiled[sig_index].search(normalize_line(text)):
-                hits.append(Hit(self.signatures[sig_index], count_lines(block, start), text))
+            start, stop = line_bounds(data, base + max(end - 1, 0), base, block.end)
+            text = data[start:stop].decode("utf-8", "replace")
+            if self.regex(sig_index).search(normalize_line(text)):
+                hits.append(Hit(self.signatures[sig_index], data.count(b"\n", base, start), text))
             else:
                 unconfirmed.append(sig_index)
         if unconfirmed:
-            hits.extend(self.scan_lines(block, unconfirmed))
+            hits.extend(self.scan_lines(block.copy(), unconfirmed))
         return hits
 
     def scan_lines(self, block: bytes, sig_indexes: Iterable[int]) -> list[Hit]:
@@ -111,7 +153,7 @@ class Matcher:
                 break
             text = raw.decode("utf-8", "replace")
             line = normalize_line(text)
-            for sig_index in [i for i in wanted if self.compiled[i].search(line)]:
+            for sig_index in [i for i in wanted if self.regex(i).search(line)]:
                 hits.append(Hit(self.signatures[sig_index], line_index, text))
                 wanted.remove(sig_index)
         return hits
@@ -124,18 +166,17 @@ def split_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
             yield index, segment
 
 
-def line_bounds(block: bytes, offset: int) -> tuple[int, int]:
-    """Return the (start, stop) of the \r- or \n-delimited segment holding byte ``offset``."""
-    while offset > 0 and block[offset] in b"\r\n":
+def line_bounds(data: bytes, offset: int, low: int = 0, high: int | None = None) -> tuple[int, int]:
+    """Return the (start, stop) of the \\r- or \\n-delimited segment holding byte ``offset``.
+
+    The search stays within data[low:high].
+    """
+    high = len(data) if high is None else high
+    while offset > low and data[offset] in b"\r\n":
         offset -= 1
-    start = max(block.rfind(b"\n", 0, offset + 1), block.rfind(b"\r", 0, offset + 1)) + 1
-    found = LINE_END.search(block, offset)
-    return start, found.start() if found else len(block)
-
-
-def count_lines(block: bytes, offset: int) -> int:
-    """Return the 0-based line index (by newline) of ``offset`` in the block."""
-    return block.count(b"\n", 0, offset)
+    start = max(data.rfind(b"\n", low, offset + 1), data.rfind(b"\r", low, offset + 1), low - 1) + 1
+    found = LINE_END.search(data, offset, high)
+    return start, found.start() if found else high
 
 
 def block_database(signatures: tuple[Signature, ...]) -> Any:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.errors import Issue, has_errors
-from generator.load import load_file
+from generator.load import SourceDoc, discover, display_path, load_file
 from generator.model import Catalog, build_catalog
 from generator.validate import check_catalog, check_document
 
 ENTRIES_DIR = "entries"
+__all__ = ["ENTRIES_DIR", "Loaded", "discover", "display_path", "load_catalog"]
 
 
 @dataclass(frozen=True)
@@ -28,27 +28,11 @@ class Loaded:
         return not has_errors(self.issues)
 
 
-def discover(paths: Iterable[Path]) -> list[Path]:
-    """Return the record files named by ``paths`` (directories are searched), sorted."""
-    found: set[Path] = set()
-    for path in paths:
-        if path.is_dir():
-            found.update(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
-        else:
-            found.add(path)
-    return sorted(found)
+def load_catalog(paths: Iterable[Path], root: Path | None = None, keep: list[SourceDoc] | None = None) -> Loaded:
+    """Return the catalog of the records at ``paths`` with all their issues, sorted.
 
-
-def display_path(path: Path, root: Path) -> str:
-    """Return ``path`` relative to ``root`` when it is inside it, with forward slashes."""
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return os.fspath(path)
-
-
-def load_catalog(paths: Iterable[Path], root: Path | None = None) -> Loaded:
-    """Return the catalog of the records at ``paths`` with all their issues, sorted."""
+    The documents that went into the catalog are appended to ``keep`` when it is given.
+    """
     base = root or Path.cwd()
     issues: list[Issue] = []
     valid = []
@@ -59,5 +43,7 @@ def load_catalog(paths: Iterable[Path], root: Path | None = None) -> Loaded:
         if not any(i.code.startswith(("yaml.", "schema.", "file.")) for i in doc_issues):
             valid.append(doc)
     catalog = build_catalog(valid)
+    if keep is not None:
+        keep.extend(valid)
     issues.extend(check_catalog(catalog))
     return Loaded(catalog, tuple(sorted(set(issues))))

@@ -14,7 +14,8 @@ import jsonschema
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+from generator.paths import SCHEMA_DIR
+
 ENTRY_SCHEMA = "entry.schema.json"
 
 

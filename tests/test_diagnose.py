@@ -185,3 +185,20 @@ def test_closed_stdin_is_an_input_error() -> None:
     assert result.returncode == 2
     assert b"standard input is closed" in result.stderr
     assert b"Traceback" not in result.stderr
+
+
+def test_cache_gives_the_same_answer_and_survives_damage(tmp_path: Path) -> None:
+    log = tmp_path / "rank0.log"
+    log.write_text(f"step 1\n{TIMEOUT}\n{OOM}\n", encoding="utf-8")
+    env = {**os.environ, "FAILPEDIA_CACHE_DIR": str(tmp_path / "cache")}
+    command = [sys.executable, "-m", "generator", "diagnose", "--json", str(log)]
+    cold = subprocess.run(command, cwd=ROOT, capture_output=True, env=env)
+    cached = list((tmp_path / "cache").glob("*"))
+    assert {p.suffix for p in cached} == {".json", ".hs"}
+    warm = subprocess.run(command, cwd=ROOT, capture_output=True, env=env)
+    assert cold.returncode == warm.returncode == 0
+    assert cold.stdout == warm.stdout
+    for path in cached:
+        path.write_bytes(b"garbage")
+    damaged = subprocess.run(command, cwd=ROOT, capture_output=True, env=env)
+    assert damaged.stdout == cold.stdout and b"Traceback" not in damaged.stderr

@@ -10,6 +10,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "generator"
 # Each module may import only modules listed before it.
 ORDER = [
+    "paths",
     "errors",
     "locate",
     "load",
@@ -26,6 +27,7 @@ ORDER = [
     "library",
     "export",
     "output",
+    "cache",
     "markup",
     "sanitize",
     "render",
