@@ -77,16 +77,30 @@ def load_or_report(paths: Sequence[str]) -> Loaded | None:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    """Validate records and print every issue."""
-    loaded = load_or_report(args.paths)
-    if loaded is None:
+    """Validate records and hubs; named files are checked against the whole catalog."""
+    from generator.errors import has_errors
+    from generator.hubs import HUBS_DIR, load_hubs
+    from generator.pipeline import discover, display_path, load_catalog
+
+    defaults = [Path(p) for p in (ENTRIES_DIR, HUBS_DIR) if Path(p).is_dir()]
+    targets = [Path(p) for p in args.paths] or defaults
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        print(f"failpedia: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return EXIT_USAGE
-    print_issues(loaded.issues, args.format)
+    files = discover(targets)
+    hub_files = [f for f in files if f.parent.name == HUBS_DIR]
+    context = discover([Path(ENTRIES_DIR)]) if Path(ENTRIES_DIR).is_dir() else []
+    root = Path.cwd()
+    loaded = load_catalog(sorted({f for f in files if f not in hub_files} | set(context)), root)
+    _, hub_issues = load_hubs(hub_files, loaded.catalog, root)
+    shown = {display_path(f, root) for f in files}
+    issues = sorted(i for i in [*loaded.issues, *hub_issues] if i.location.path in shown)
+    print_issues(issues, args.format)
     if args.format == "text":
-        count = len(loaded.catalog.entries)
-        verdict = "ok" if loaded.ok else f"{len(loaded.issues)} problem(s)"
-        print(f"{count} record(s) checked: {verdict}", file=sys.stderr)
-    return EXIT_OK if loaded.ok else EXIT_PROBLEMS
+        verdict = f"{len(issues)} problem(s)" if issues else "ok"
+        print(f"{len(files)} file(s) checked: {verdict}", file=sys.stderr)
+    return EXIT_PROBLEMS if has_errors(issues) else EXIT_OK
 
 
 def mkdocs_command(*words: str) -> list[str]:

@@ -14,7 +14,7 @@ from generator.model import Catalog, Entry
 STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
 MAX_EVIDENCE = 5
 MAX_TEXT = 400
-TIMESTAMP_RE = re.compile(r"(\d{4}-\d\d-\d\d)[T ](\d\d:\d\d:\d\d(?:[.,]\d+)?)")
+TIMESTAMP_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?)")
 
 
 @dataclass(frozen=True)
@@ -36,18 +36,34 @@ class Finding:
 
     entry: Entry
     evidence: list[Evidence] = field(default_factory=list)
+    signatures: dict[str, str] = field(default_factory=dict)  # every matched signature: strength
+    earliest: Evidence | None = None  # over every hit, not only the evidence kept
     score: float = 0.0
     role: str = "initiating"
 
     @property
     def strength(self) -> str:
-        """Return the strongest strength among the evidence."""
-        return max((e.strength for e in self.evidence), key=STRENGTH_WEIGHT.__getitem__)
+        """Return the strongest strength among the matched signatures."""
+        return max(self.signatures.values(), key=STRENGTH_WEIGHT.__getitem__)
 
     @property
     def first(self) -> Evidence:
-        """Return the earliest evidence."""
-        return min(self.evidence, key=lambda e: (e.timestamp or "~", e.order))
+        """Return the earliest hit."""
+        assert self.earliest is not None
+        return self.earliest
+
+    def add(self, evidence: Evidence) -> None:
+        """Count a hit; keep it as evidence while fewer than MAX_EVIDENCE are kept."""
+        self.signatures[evidence.signature] = evidence.strength
+        if self.earliest is None or time_key(evidence) < time_key(self.earliest):
+            self.earliest = evidence
+        if len(self.evidence) < MAX_EVIDENCE:
+            self.evidence.append(evidence)
+
+
+def time_key(evidence: Evidence) -> tuple[str, tuple[int, int]]:
+    """Return the ordering key of a hit: its timestamp ("~" sorts after any), then position."""
+    return (evidence.timestamp or "~", evidence.order)
 
 
 @dataclass
@@ -107,10 +123,8 @@ class Collector:
         finding = self.findings.setdefault(sig.entry_id, Finding(self.catalog.by_id[sig.entry_id]))
         if "\ufffd" in hit.text:
             source.note(INVALID_UTF8)
-        if len(finding.evidence) < MAX_EVIDENCE:
-            text = hit.text.rstrip("\r\n")[:MAX_TEXT]
-            evidence = Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text))
-            finding.evidence.append(evidence)
+        text = hit.text.rstrip("\r\n")[:MAX_TEXT]
+        finding.add(Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text)))
 
 
 def collect(
@@ -143,7 +157,7 @@ def upstream_ids(entry: Entry, catalog: Catalog) -> set[str]:
 
 def score(finding: Finding) -> float:
     """Return the strength of the evidence, plus a little for independent signatures."""
-    distinct = len({e.signature for e in finding.evidence})
+    distinct = len(finding.signatures)
     return STRENGTH_WEIGHT[finding.strength] + min(distinct - 1, 3)
 
 
@@ -172,7 +186,7 @@ def diagnose(
     """Return the ranked report for the given inputs."""
     findings, scanned = collect(sources, matcher, catalog, progress)
     for finding in findings.values():
-        finding.evidence.sort(key=lambda e: (e.timestamp or "~", e.order))
+        finding.evidence.sort(key=time_key)
     return Report(rank(findings, catalog), scanned)
 
 

@@ -38,6 +38,10 @@ SLOW = (
         "nested quantifier (a+)+ can backtrack exponentially",
     ),
     (re.compile(r"^\.\*|^\.\+"), "a leading .* makes every attempt scan the rest of the line"),
+    (
+        re.compile(r"^\(?(?:\?:)?(?:\[(?:\\.|[^\]])*\]|\\[sSwWdD])(?:[+*]|\{[0-9]+,\})"),
+        "a leading repeated class is quadratic in backtracking engines; one class matches the same lines",
+    ),
 )
 
 # Escapes with the same meaning in all three engines.

@@ -14,6 +14,7 @@ from typing import Any
 
 from generator.model import Catalog, Entry, Signature
 from generator.schema import schema_path
+from generator.translate import to_js
 
 LIBRARY_SCHEMA = "signatures.schema.json"
 LIBRARY_SCHEMA_VERSION = "1.0.0"
@@ -39,7 +40,22 @@ def signature_item(sig: Signature, entry: Entry, site_url: str) -> dict[str, Any
         "flags": "i" if sig.ignore_case else "",
         "description": sig.description,
         "url": record_url(entry.id, site_url),
+        "js": to_js(sig.pattern),
         "examples": {"match": list(sig.match), "no_match": list(sig.no_match)},
+    }
+
+
+def record_item(entry: Entry, site_url: str) -> dict[str, Any]:
+    """Return what a diagnosis shows and ranks by for one record."""
+    data = entry.data
+    return {
+        "title": entry.title,
+        "category": entry.category,
+        "severity": entry.severity,
+        "url": record_url(entry.id, site_url),
+        "downstream_of": list(entry.downstream_of),
+        "cause": data["causes"][0]["title"],
+        "fix": data["fix"]["steps"][0]["text"],
     }
 
 
@@ -63,6 +79,7 @@ def signature_library(catalog: Catalog, version: str, site_url: str = "") -> dic
         "library_version": version,
         "normalization": NORMALIZATION,
         "renames": dict(catalog.renames),
+        "records": {entry.id: record_item(entry, site_url) for entry in catalog.entries},
         "signatures": sorted(items, key=lambda item: item["id"]),
     }
 

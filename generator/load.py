@@ -161,9 +161,9 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     found: set[Path] = set()
     for path in paths:
         if path.is_dir():
-            found.update(p for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+            found.update(p.resolve() for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
         else:
-            found.add(path)
+            found.add(path.resolve())
     return sorted(found)
 
 

@@ -42,6 +42,11 @@ def inline(text: Any) -> str:
     return "".join(parts)
 
 
+def literal(text: Any) -> str:
+    """Return one line of text as inert Markdown, backticks included (for log lines)."""
+    return entities(one_line(text))
+
+
 def prose(text: Any) -> str:
     """Return paragraphs of record text as inert Markdown paragraphs."""
     paragraphs = re.split(r"\n[ \t]*\n", str(text).strip())
@@ -63,10 +68,20 @@ def attribute(text: Any) -> str:
     return html.escape(one_line(text), quote=True)
 
 
-def front_matter(title: str, description: str) -> str:
+def front_matter(
+    title: str, description: str, searchable: bool = True, template: str = "", boost: float = 0, wide: bool = False
+) -> str:
     """Return YAML front matter with title and description HTML-escaped exactly once."""
     # JSON strings are valid YAML double-quoted scalars, and much cheaper to write.
     lines = [f"description: {json.dumps(attribute(description))}", f"title: {json.dumps(attribute(title))}"]
+    if not searchable:
+        lines.append("search:\n  exclude: true")
+    elif boost:
+        lines.append(f"search:\n  boost: {boost}")
+    if template:
+        lines.append(f"template: {json.dumps(template)}")
+    if wide:
+        lines.append("hide:\n  - navigation\n  - toc")
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 

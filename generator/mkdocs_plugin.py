@@ -16,20 +16,32 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from generator.errors import has_errors
+from generator.hubs import Hub, load_hubs
 from generator.pipeline import Loaded, load_catalog
-from generator.render import SiteOptions, categories, category_path, render_site
+from generator.render import categories, category_path, render_site
 from generator.sanitize import sanitize
+from generator.sitefiles import site_files
+from generator.templating import SiteOptions
 
 
-def site_nav(loaded: Loaded) -> list[Any]:
-    """Return the small explicit navigation: home, then one page per category."""
-    return [{"Home": "index.md"}, {"Categories": [category_path(name) for name in categories(loaded.catalog)]}]
+def site_nav(loaded: Loaded, hubs: list[Hub]) -> list[Any]:
+    """Return the small explicit navigation: home, diagnose, categories, comparisons, reference."""
+    return [
+        {"Home": "index.md"},
+        {"Diagnose a log": "diagnose.md"},
+        {"Categories": [category_path(name) for name in categories(loaded.catalog)]},
+        {"Compare": ["compare/index.md", *[f"compare/{hub.id}.md" for hub in hubs]]},
+        {"Tags": "tags/index.md"},
+        {"Reference": ["reference/fields.md", "reference/writing.md", "reference/elsewhere.md"]},
+    ]
 
 
 class FailpediaConfig(Config):  # type: ignore[no-untyped-call]
     """Options of the ``failpedia`` plugin in mkdocs.yml."""
 
     entries = config_options.Type(str, default="entries")
+    hubs = config_options.Type(str, default="hubs")
     edit_url = config_options.Type(str, default="")
 
 
@@ -38,22 +50,29 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
+        self.hubs: list[Hub] = []
         self.generated: set[str] = set()
 
     def entries_dir(self, config: Any) -> Path:
         """Return the records directory, relative to mkdocs.yml."""
         return Path(config["config_file_path"]).resolve().parent / self.config.entries
 
+    def hubs_dir(self, config: Any) -> Path:
+        """Return the hub definitions directory, relative to mkdocs.yml."""
+        return Path(config["config_file_path"]).resolve().parent / self.config.hubs
+
     def on_config(self, config: Any) -> Any:
         """Load and validate the records; stop the build on any error."""
         root = Path(config["config_file_path"]).resolve().parent
         loaded = load_catalog([self.entries_dir(config)], root)
-        if not loaded.ok:
-            lines = "\n".join(str(issue) for issue in loaded.issues)
+        hubs, hub_issues = load_hubs(existing(self.hubs_dir(config)), loaded.catalog, root)
+        issues = [*loaded.issues, *hub_issues]
+        if not loaded.ok or has_errors(hub_issues):
+            lines = "\n".join(str(issue) for issue in issues)
             raise PluginError(f"invalid records:\n{lines}")
-        self.loaded = loaded
+        self.loaded, self.hubs = loaded, hubs
         if not config["nav"]:
-            config["nav"] = site_nav(loaded)
+            config["nav"] = site_nav(loaded, hubs)
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -62,8 +81,10 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         kept = [
             file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))
         ]
-        pages = render_site(self.loaded.catalog, SiteOptions(edit_url=self.config.edit_url))
+        pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url))
         generated = [File.generated(config, page.path, content=page.markdown) for page in pages]
+        extra = site_files(self.loaded.catalog, config.get("site_url") or "")
+        generated += [File.generated(config, path, content=data) for path, data in sorted(extra.items())]
         self.generated = {page.path for page in pages}
         return Files(kept + generated)
 
@@ -76,4 +97,11 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         """Rebuild when a record changes."""
         server.watch(str(self.entries_dir(config)))
+        for path in existing(self.hubs_dir(config)):
+            server.watch(str(path))
         return server
+
+
+def existing(path: Path) -> list[Path]:
+    """Return ``[path]`` when it exists, else nothing."""
+    return [path] if path.exists() else []

@@ -31,6 +31,8 @@ PREFIX_RE = re.compile(
 )
 
 MAX_PREFIXES = 8
+# Exactly the characters both Python and the browser strip from the end of a line.
+TRAILING_SPACE = " \t\r\n\f\v"
 
 
 def strip_ansi(text: str) -> str:
@@ -51,4 +53,4 @@ def strip_prefixes(text: str) -> str:
 
 def normalize_line(line: str) -> str:
     """Return the line as patterns see it: no ANSI codes, no prefixes, no trailing space."""
-    return strip_prefixes(strip_ansi(line)).rstrip()
+    return strip_prefixes(strip_ansi(line)).rstrip(TRAILING_SPACE)

@@ -2,40 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cache
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-import jinja2
-
-from generator.markup import fence, front_matter, inline, prose, safe_url
+from generator.hubpages import render_compare_index, render_hub, render_tag, render_tag_index
+from generator.hubs import Hub
+from generator.library import read_lock
+from generator.markup import front_matter, safe_url
 from generator.model import CATEGORY_ORDER, Catalog, Entry
+from generator.refpages import render_field_reference, render_static
+from generator.templating import CATEGORY_TITLES, Page, SiteOptions, render_template
 
-STACK_LABELS = {
-    "pytorch": "PyTorch",
-    "hf-trainer": "HF Trainer",
-    "accelerate": "Accelerate",
-    "deepspeed": "DeepSpeed",
-    "megatron": "Megatron-LM",
-    "vllm": "vLLM",
-    "shell": "Shell",
-    "slurm": "Slurm",
-    "kubernetes": "Kubernetes",
-}
-CATEGORY_TITLES = {
-    "communication": "Communication",
-    "launcher": "Launcher and rendezvous",
-    "memory": "Memory",
-    "hardware": "Hardware",
-    "numerical": "Numerical",
-    "data": "Data and user code",
-    "compilation": "Compilation",
-    "checkpoint": "Checkpoint",
-    "sharding": "FSDP and DeepSpeed",
-    "performance": "Performance",
-}
-
+# Records rank above the comparison and reference pages that quote their lines.
+ENTRY_SEARCH_BOOST = 4
 
 # Optional record fields, as templates see them when a record leaves them out.
 OPTIONAL_FIELDS: dict[str, Any] = {
@@ -50,42 +29,6 @@ OPTIONAL_FIELDS: dict[str, Any] = {
     "code": (),
     "faq": (),
 }
-
-
-@dataclass(frozen=True)
-class Page:
-    """One generated Markdown page, addressed by its path under the docs directory."""
-
-    path: str
-    markdown: str
-
-
-@dataclass(frozen=True)
-class SiteOptions:
-    """Settings that change page text: where a record's YAML can be edited."""
-
-    edit_url: str = ""
-
-
-@cache
-def environment() -> jinja2.Environment:
-    """Return the Jinja environment; record text only ever arrives as variables."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("generator", "templates"),
-        autoescape=False,
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters.update(inline=inline, prose=prose, fence=fence, url=safe_url)
-    env.globals.update(stack_label=STACK_LABELS.get, category_title=CATEGORY_TITLES.get)
-    return env
-
-
-def render_template(name: str, **context: Any) -> str:
-    """Return a rendered template."""
-    return environment().get_template(name).render(**context)
 
 
 def entry_path(entry_id: str) -> str:
@@ -129,7 +72,7 @@ def render_entry(entry: Entry, catalog: Catalog, options: SiteOptions, around: N
     before, after = around[entry.id]
     markdown = render_template(
         "entry.md.j2",
-        meta=front_matter(entry.title, entry.summary),
+        meta=front_matter(entry.title, entry.summary, boost=ENTRY_SEARCH_BOOST),
         e={**OPTIONAL_FIELDS, **entry.data},
         entry=entry,
         catalog=catalog,
@@ -145,9 +88,8 @@ def render_category(category: str, catalog: Catalog) -> Page:
     """Return the page listing one category's entries."""
     title = CATEGORY_TITLES.get(category, category)
     entries = catalog.by_category.get(category, ())
-    markdown = render_template(
-        "category.md.j2", meta=front_matter(title, f"{len(entries)} failures: {title}"), title=title, entries=entries
-    )
+    meta = front_matter(title, f"{len(entries)} failures: {title}", searchable=False)
+    markdown = render_template("category.md.j2", meta=meta, title=title, entries=entries)
     return Page(category_path(category), markdown)
 
 
@@ -156,17 +98,49 @@ def categories(catalog: Catalog) -> list[str]:
     return [name for name in CATEGORY_ORDER if name in catalog.by_category]
 
 
-def render_home(catalog: Catalog) -> Page:
+def render_home(catalog: Catalog, hubs: Sequence[Hub]) -> Page:
     """Return the home page."""
     counts = [(name, CATEGORY_TITLES[name], len(catalog.by_category[name])) for name in categories(catalog)]
-    markdown = render_template("home.md.j2", catalog=catalog, counts=counts)
+    markdown = render_template("home.md.j2", catalog=catalog, counts=counts, hubs=hubs)
     return Page("index.md", markdown)
 
 
-def render_site(catalog: Catalog, options: SiteOptions = SiteOptions()) -> list[Page]:
+def render_site(catalog: Catalog, hubs: Sequence[Hub] = (), options: SiteOptions | None = None) -> list[Page]:
     """Return every generated page, sorted by path."""
-    pages = [render_home(catalog)]
-    pages.extend(render_category(name, catalog) for name in categories(catalog))
+    options = options or SiteOptions()
     around = neighbours(catalog)
-    pages.extend(render_entry(entry, catalog, options, around) for entry in catalog.entries)
+    pages = [render_home(catalog, hubs), render_tag_index(catalog), render_compare_index(list(hubs))]
+    pages += [render_category(name, catalog) for name in categories(catalog)]
+    pages += [render_entry(entry, catalog, options, around) for entry in catalog.entries]
+    pages += [render_tag(tag, entries) for tag, entries in catalog.by_tag.items()]
+    pages += [render_hub(hub, catalog) for hub in hubs]
+    pages += reference_pages(catalog)
+    pages.append(render_diagnose_page())
     return sorted(pages, key=lambda page: page.path)
+
+
+def render_diagnose_page() -> Page:
+    """Return the paste-your-log page (its form lives in the theme template diagnose.html)."""
+    meta = front_matter(
+        "Diagnose a log",
+        "Paste a training log: it is matched in your browser, nothing is uploaded.",
+        template="diagnose.html",
+    )
+    return Page("diagnose.md", render_template("diagnose.md.j2", meta=meta))
+
+
+def reference_pages(catalog: Catalog) -> list[Page]:
+    """Return the field reference and the guides."""
+    return [
+        render_field_reference(),
+        render_static(
+            "reference/writing", "How records are written and reviewed", "What a record contains and checks."
+        ),
+        render_static(
+            "reference/elsewhere",
+            "Use the signatures elsewhere",
+            "Export the signature library for grep, ripgrep, Loki, Sigma and Elasticsearch.",
+            version=read_lock()["version"],
+            count=len(catalog.signatures),
+        ),
+    ]

@@ -57,7 +57,8 @@ ATTRIBUTES = {
     "label": COMMON | {"for"},
     "div": COMMON | {"data-tabs", "data-entry-id", "data-hub"},
     "td": COMMON | {"align", "data-value"},
-    "th": COMMON | {"align"},
+    "th": COMMON | {"align", "colspan"},
+    "table": COMMON,
     "code": COMMON,
 }
 

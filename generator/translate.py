@@ -195,16 +195,16 @@ def rust_char(char: str, in_class: bool) -> str:
     return f"\\{char}" if char in special else char
 
 
-def rust_class(token: Token) -> str:
-    """Return a Rust bracket class with every special character escaped."""
+def bracket_class(token: Token, char: Callable[[str, bool], str], named: dict[str, str]) -> str:
+    """Return a bracket class written with a target's character escaper and class names."""
     body = ""
     for kind, value in token.members:
         if kind == "char":
-            body += rust_char(value, True)
+            body += char(value, True)
         elif kind == "range":
-            body += f"{rust_char(value[0], True)}-{rust_char(value[1], True)}"
-        elif value in RUST_IN_CLASS:
-            body += RUST_IN_CLASS[value]
+            body += f"{char(value[0], True)}-{char(value[1], True)}"
+        elif value in named:
+            body += named[value]
         else:
             raise Untranslatable(f"\\{value} inside a class")
     return f"[{'^' if token.negated else ''}{body}]"
@@ -214,10 +214,37 @@ def to_rust(pattern: str, ignore_case: bool = False) -> str:
     """Return the pattern for ripgrep (Rust regex), ASCII semantics like RE2."""
     syntax: dict[str, Callable[[Token], str]] = {
         "lit": lambda t: rust_char(t.value, False),
-        "class": rust_class,
+        "class": lambda t: bracket_class(t, rust_char, RUST_IN_CLASS),
         "named": lambda t: RUST_NAMED[t.value],
         "bound": lambda t: f"(?-u:\\{t.value})",
         "group": lambda t: "(?:",
     }
     body = write(pattern, syntax)
     return f"(?i:{body})" if ignore_case else body
+
+
+JS_NAMED = {"d": "[0-9]", "D": "[^0-9]", "s": "[\\t\\n\\f\\r ]", "S": "[^\\t\\n\\f\\r ]", "w": "\\w", "W": "\\W"}
+JS_IN_CLASS = {"d": "0-9", "s": "\\t\\n\\f\\r ", "w": "0-9A-Za-z_"}
+JS_CLASS_SPECIAL = set("[]\\^-")
+
+
+def js_char(char: str, in_class: bool) -> str:
+    """Return one literal character for a JavaScript RegExp (no u flag)."""
+    controls = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\v"}
+    if char in controls:
+        return controls[char]
+    special = JS_CLASS_SPECIAL if in_class else META_OUTSIDE | {"/"}
+    return f"\\{char}" if char in special else char
+
+
+def to_js(pattern: str) -> str:
+    """Return the pattern for JavaScript's RegExp with RE2's meaning (\\s and . as in RE2)."""
+    syntax: dict[str, Callable[[Token], str]] = {
+        "lit": lambda t: js_char(t.value, False),
+        "class": lambda t: bracket_class(t, js_char, JS_IN_CLASS),
+        "named": lambda t: JS_NAMED[t.value],
+        "bound": lambda t: f"\\{t.value}",
+        "group": lambda t: "(?:",
+        "any": lambda t: "[^\\n]",
+    }
+    return write(pattern, syntax)

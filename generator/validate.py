@@ -27,19 +27,19 @@ RESERVED_IDS = frozenset(
 )
 
 
-def check_document(doc: SourceDoc) -> list[Issue]:
+def check_document(doc: SourceDoc, schema: str = ENTRY_SCHEMA) -> list[Issue]:
     """Return every load, schema and text problem of one document, sorted."""
     issues = list(doc.issues)
     if doc.data is None and issues:
         return sorted(issues)
     refused = {issue.pointer for issue in issues if issue.pointer}
-    issues.extend(i for i in schema_issues(doc) if i.pointer not in refused)
+    issues.extend(i for i in schema_issues(doc, schema) if i.pointer not in refused)
     return sorted(set(issues))
 
 
-def schema_issues(doc: SourceDoc) -> list[Issue]:
+def schema_issues(doc: SourceDoc, schema: str = ENTRY_SCHEMA) -> list[Issue]:
     """Return the schema errors of ``doc`` located in its file."""
-    return [schema_issue(doc, error) for error in schema_errors(ENTRY_SCHEMA, doc.data)]
+    return [schema_issue(doc, error) for error in schema_errors(schema, doc.data)]
 
 
 def schema_issue(doc: SourceDoc, error: ValidationError) -> Issue:

@@ -8,7 +8,8 @@ import pytest
 
 from generator.markup import entities, fence, inline, safe_url
 from generator.pipeline import load_catalog
-from generator.render import SiteOptions, render_site
+from generator.render import render_site
+from generator.templating import SiteOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "tests" / "goldens" / "pages"
@@ -18,7 +19,7 @@ def fixture_pages() -> dict[str, str]:
     loaded = load_catalog([ROOT / "tests" / "fixtures" / "valid"], ROOT)
     assert loaded.ok
     options = SiteOptions(edit_url="https://example.org/edit/main/{path}")
-    return {page.path: page.markdown for page in render_site(loaded.catalog, options)}
+    return {page.path: page.markdown for page in render_site(loaded.catalog, options=options)}
 
 
 PAGES = fixture_pages()
