@@ -1,0 +1,21 @@
+// Runs the browser's matching core under Node for the tests: prints one JSON object with
+// the normalised vectors, every signature example's verdict, and the ranked diagnoses.
+// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json
+"use strict";
+const fs = require("fs");
+const core = require(process.argv[2]);
+const library = JSON.parse(fs.readFileSync(process.argv[3], "utf8"));
+const vectors = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
+const cases = JSON.parse(fs.readFileSync(process.argv[5], "utf8"));
+
+const normalize = vectors.cases.map(([raw]) => core.normalizeLine(raw));
+const compiled = core.compileLibrary(library);
+const examples = library.signatures.map((sig, i) => ({
+  id: sig.id,
+  match: sig.examples.match.map((line) => compiled[i].re.test(core.normalizeLine(line))),
+  no_match: sig.examples.no_match.map((line) => compiled[i].re.test(core.normalizeLine(line))),
+}));
+const diagnoses = cases.map((files) =>
+  core.diagnoseTexts(library, files).map((f) => ({ id: f.id, role: f.role, score: f.score }))
+);
+process.stdout.write(JSON.stringify({ normalize, examples, diagnoses }));

@@ -1,0 +1,222 @@
+"""The built site in a real headless Chromium (Debian's, driven by Playwright): the
+diagnose page against the CLI, large and bad inputs, no request leaves the site, search
+ranks the right record first, comparison filters live in the URL, and screenshots."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import io
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.diagnose import diagnose
+from generator.logread import Source
+from generator.match import Matcher
+from generator.pipeline import load_catalog
+
+from .realworld import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = os.environ.get("FAILPEDIA_CHROMIUM", "/usr/bin/chromium")
+CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
+MATCHER = Matcher(CATALOG.signatures)
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def cli_top(text: str) -> str | None:
+    report = diagnose([Source("pasted log", io.BytesIO(text.encode()))], MATCHER, CATALOG)
+    return report.findings[0].entry.id if report.findings else None
+
+
+@pytest.fixture(scope="module")
+def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"{CHROMIUM} is required in CI (.ci/run installs Debian's chromium)")
+        pytest.skip("Chromium is not installed here; CI installs it")
+    out = tmp_path_factory.mktemp("browser-site")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
+    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
+    handler = functools.partial(QuietHandler, directory=str(out))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def browser(site_url: str) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield instance
+        instance.close()
+
+
+class Watched:
+    """A page that records requests, console errors and dialogs."""
+
+    def __init__(self, browser: object, origin: str) -> None:
+        self.page = browser.new_page()  # type: ignore[attr-defined]
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.origin = origin
+
+    def foreign_requests(self) -> list[str]:
+        return [url for url in self.requests if not url.startswith(self.origin)]
+
+
+def run_diagnosis(page: object) -> list[str]:
+    page.click("#diagnose-run")  # type: ignore[attr-defined]
+    page.wait_for_selector("#findings[data-state=done]", state="attached", timeout=60_000)  # type: ignore[attr-defined]
+    return page.eval_on_selector_all(  # type: ignore[attr-defined]
+        "#findings [data-finding-id]", "els => els.map(e => e.getAttribute('data-finding-id'))"
+    )
+
+
+def reset(page: object) -> None:
+    page.evaluate("document.getElementById('findings').setAttribute('data-state', 'idle')")  # type: ignore[attr-defined]
+
+
+def test_pasted_realworld_excerpts_rank_like_the_cli(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "diagnose/")
+    disagreements = []
+    for case in load_cases("failures") + load_cases("benign"):
+        reset(page)
+        page.fill("#log-input", case.log)
+        ids = run_diagnosis(page)
+        if (ids[0] if ids else None) != cli_top(case.log):
+            disagreements.append((case.name, ids[:2], cli_top(case.log)))
+    assert disagreements == []
+    assert watched.foreign_requests() == []
+    assert watched.errors == []
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "diagnosis.png"), full_page=True)
+
+
+def test_multi_megabyte_file_and_bad_inputs(browser: object, site_url: str, tmp_path: Path) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "diagnose/")
+    big = tmp_path / "rank3.log"
+    healthy = "".join(f"[rank3]: step {i} | loss {2 + (i % 7) / 10:.3f} | lr 3.0e-04\n" for i in range(120_000))
+    oom = "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    big.write_text(healthy + oom, encoding="utf-8")
+    assert big.stat().st_size > 4_000_000
+    binary = tmp_path / "core.bin"
+    binary.write_bytes(b"\x7fELF" + b"\x00" * 9000)
+    page.set_input_files("#log-files", [str(big), str(binary)])
+    ids = run_diagnosis(page)
+    assert ids[0] == "cuda-out-of-memory"
+    assert "core.bin: binary file" in page.inner_text("#findings")
+    page.set_input_files("#log-files", [])
+    reset(page)
+    page.fill("#log-input", "")
+    assert run_diagnosis(page) == []
+    assert "Paste a log or choose log files first." in page.inner_text("#findings")
+    reset(page)
+    page.fill("#log-input", "x" * 3_000_000 + " CUDA out of memory. Tried to allocate 1.00 GiB")
+    ids = run_diagnosis(page)
+    assert "longer than" in page.inner_text("#findings")
+    assert watched.errors == [] and watched.foreign_requests() == []
+
+
+def search_top(page: object, query: str) -> str:
+    page.fill("input.md-search__input", "")  # type: ignore[attr-defined]
+    page.wait_for_selector(".md-search-result__item", state="detached", timeout=10_000)  # type: ignore[attr-defined]
+    page.fill("input.md-search__input", query)  # type: ignore[attr-defined]
+    page.press("input.md-search__input", "End")  # type: ignore[attr-defined]
+    page.wait_for_selector(".md-search-result__item a", timeout=10_000)  # type: ignore[attr-defined]
+    href: str = page.eval_on_selector(".md-search-result__item a", "a => a.getAttribute('href')")  # type: ignore[attr-defined]
+    return href
+
+
+def test_search_ranks_the_record_first_for_its_first_example(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url)
+    page.click("label.md-search__icon, .md-search__input")
+    misses = []
+    for entry in CATALOG.entries:
+        query = entry.signatures[0].match[0]
+        href = search_top(page, query)
+        if f"entries/{entry.id}/" not in href:
+            misses.append((entry.id, href))
+    # Known shortfall (see the issue notes): near-duplicate records and long NCCL lines still
+    # lose to a sibling for a few records. Hold the line at 90% and show what missed.
+    print("search misses:", misses)
+    assert len(misses) <= len(CATALOG.entries) // 10, misses
+    assert watched.errors == []
+
+
+def test_comparison_filter_lives_in_the_url(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "compare/nccl/")
+    page.fill(".fp-filter", "ncclRemoteError")
+    visible = page.eval_on_selector_all(
+        "table.fp-compare tbody tr:not(.fp-section)", "rs => rs.filter(r => !r.hidden).map(r => r.textContent)"
+    )
+    assert visible and all("ncclRemoteError" in text for text in visible)
+    assert "filter=ncclRemoteError" in page.url
+    page.goto(page.url)
+    again = page.eval_on_selector_all(
+        "table.fp-compare tbody tr:not(.fp-section)", "rs => rs.filter(r => !r.hidden).length"
+    )
+    assert again == len(visible)
+    page.click("table.fp-compare th >> nth=0")
+    assert "sort=0" in page.url
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "compare-nccl.png"), full_page=True)
+    assert watched.errors == [] and watched.foreign_requests() == []
+
+
+def test_entry_box_and_screenshots(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "home.png"), full_page=True)
+    page.goto(site_url + "entries/cuda-out-of-memory/")
+    page.click(".fp-check summary")
+    page.fill(".fp-check textarea", "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB")
+    page.click(".fp-check button")
+    page.wait_for_selector(".fp-check .fp-yes")
+    page.screenshot(path=str(ARTIFACTS / "entry.png"), full_page=True)
+    page.fill(".fp-check textarea", "RuntimeError: CUDA error: an illegal memory access was encountered")
+    page.click(".fp-check button")
+    page.wait_for_selector(".fp-check .fp-no")
+    assert "A better fit" in page.inner_text(".fp-check")
+    assert watched.errors == [] and watched.foreign_requests() == []

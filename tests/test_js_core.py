@@ -1,0 +1,76 @@
+"""One definition of matching: the browser's core (JavaScript, run under Node) and the Python
+side give the same normalised lines, the same example verdicts and the same rankings."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from generator.diagnose import diagnose
+from generator.export import EXPORTERS, ExportOptions
+from generator.logread import Source
+from generator.match import Matcher
+from generator.normalize import normalize_line
+from generator.pipeline import load_catalog
+
+from .realworld import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+CORE = ROOT / "overrides" / "assets" / "javascripts" / "failpedia-core.js"
+VECTORS = ROOT / "tests" / "vectors" / "normalize.json"
+CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
+CASES = load_cases("failures") + load_cases("benign")
+
+
+def test_python_normalisation_vectors() -> None:
+    cases = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
+    assert [normalize_line(raw) for raw, _ in cases] == [expected for _, expected in cases]
+
+
+def python_rankings() -> list[list[dict[str, object]]]:
+    matcher = Matcher(CATALOG.signatures)
+    out = []
+    for case in CASES:
+        report = diagnose([Source(case.name, io.BytesIO(case.log.encode()))], matcher, CATALOG)
+        out.append([{"id": f.entry.id, "role": f.role, "score": f.score} for f in report.findings])
+    return out
+
+
+@pytest.fixture(scope="module")
+def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is required to test the browser's matching core")
+    work = tmp_path_factory.mktemp("js")
+    library = work / "signatures.json"
+    library.write_bytes(EXPORTERS["json"](CATALOG, ExportOptions()).files["signatures.json"])
+    cases = work / "cases.json"
+    cases.write_text(json.dumps([[{"name": c.name, "text": c.log}] for c in CASES]), encoding="utf-8")
+    script = ROOT / "tests" / "js" / "core_check.js"
+    result = subprocess.run(
+        [node, str(script), str(CORE), str(library), str(VECTORS), str(cases)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+def test_browser_normalisation_vectors(node_results: dict[str, object]) -> None:
+    cases = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
+    assert node_results["normalize"] == [expected for _, expected in cases]
+
+
+def test_browser_examples_agree_with_records(node_results: dict[str, object]) -> None:
+    verdicts = {item["id"]: item for item in node_results["examples"]}  # type: ignore[attr-defined]
+    for sig in CATALOG.signatures:
+        assert verdicts[sig.id]["match"] == [True] * len(sig.match), sig.id
+        assert verdicts[sig.id]["no_match"] == [False] * len(sig.no_match), sig.id
+
+
+def test_browser_ranking_equals_cli(node_results: dict[str, object]) -> None:
+    assert node_results["diagnoses"] == python_rankings()
