@@ -90,12 +90,16 @@ def cmd_validate(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     files = discover(targets)
     hub_files = [f for f in files if f.parent.name == HUBS_DIR]
-    context = discover([Path(ENTRIES_DIR)]) if Path(ENTRIES_DIR).is_dir() else []
     root = Path.cwd()
-    loaded = load_catalog(sorted({f for f in files if f not in hub_files} | set(context)), root)
+    entries = Path(ENTRIES_DIR).resolve()
+    in_project = entries.is_dir() and all(f in hub_files or entries in f.parents for f in files)
+    context = discover([entries]) if in_project else []
+    records = sorted({f for f in files if f not in hub_files} | set(context))
+    loaded = load_catalog(records, root, project=in_project)
     _, hub_issues = load_hubs(hub_files, loaded.catalog, root)
     shown = {display_path(f, root) for f in files}
-    issues = sorted(i for i in [*loaded.issues, *hub_issues] if i.location.path in shown)
+    every = [*loaded.issues, *hub_issues]
+    issues = sorted(i for i in every if i.location.path in shown or not args.paths)
     print_issues(issues, args.format)
     if args.format == "text":
         verdict = f"{len(issues)} problem(s)" if issues else "ok"
@@ -176,9 +180,57 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+MAX_LOG_LINES = 20_000
+
+
+def read_log_lines(name: str) -> list[str] | None:
+    """Return the last lines of a log for ``new --from-log`` (None after saying why not)."""
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read(8 << 20)
+    except OSError as exc:
+        print(f"failpedia: {name}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    return data.decode("utf-8", "replace").splitlines()[-MAX_LOG_LINES:]
+
+
+def existing_matches(name: str) -> list[str]:
+    """Return "id: title" of records whose signatures already match the log."""
+    _, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
+    report = diagnose([open_source(name, None)], matcher, catalog)
+    return [f"{f.entry.id}: {f.entry.title}" for f in report.findings[:5]]
+
+
+def confirm(question: str, assume_yes: bool) -> bool:
+    """Return True when the user (or --yes) agrees; a non-interactive run without --yes is a no."""
+    if assume_yes:
+        return True
+    if not sys.stdin or not sys.stdin.isatty():
+        print(f"{question} [y/N] no (not a terminal; pass --yes to go on)", file=sys.stderr)
+        return False
+    return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
+
+
 def cmd_new(args: argparse.Namespace) -> int:
-    """Write a schema-valid skeleton record."""
-    from generator.skeleton import skeleton_path, skeleton_text
+    """Write a schema-valid skeleton record, optionally seeded from a pasted log."""
+    from generator.skeleton import propose_signature, skeleton_path, skeleton_text
+
+    pattern = ""
+    matches: tuple[str, ...] = ()
+    if args.from_log:
+        lines = read_log_lines(args.from_log)
+        if lines is None:
+            return EXIT_USAGE
+        duplicates = existing_matches(args.from_log)
+        if duplicates:
+            print("Records whose signatures already match this log (likely duplicates):", file=sys.stderr)
+            for line in duplicates:
+                print(f"  {printable(line)}", file=sys.stderr)
+            if not confirm("Write a new record anyway?", args.yes):
+                return EXIT_PROBLEMS
+        proposal = propose_signature(lines)
+        if proposal is not None:
+            pattern, matches = proposal[0], tuple(proposal[1])
 
     path = skeleton_path(Path(ENTRIES_DIR), args.id, args.category)
     if path is None:
@@ -189,7 +241,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as handle:
-        handle.write(skeleton_text(args.id, args.category))
+        handle.write(skeleton_text(args.id, args.category, pattern, matches))
     print(path)
     return EXIT_OK
 
@@ -295,6 +347,7 @@ def cmd_lock(args: argparse.Namespace) -> int:
     """Update the library lock: version bump as the changes require."""
     from generator.library import LOCK_FILE, new_lock, read_lock
     from generator.output import write_atomically
+    from generator.pipeline import PUBLISHED_IDS
     from generator.schema import schema_path
 
     loaded = load_or_report([])
@@ -303,7 +356,15 @@ def cmd_lock(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     lock = read_lock()
     updated = new_lock(lock, loaded.catalog)
-    write_atomically({schema_path(LOCK_FILE): json.dumps(updated, indent=2, sort_keys=True).encode() + b"\n"})
+    published = Path(PUBLISHED_IDS)
+    known = set(published.read_text(encoding="utf-8").split()) if published.exists() else set()
+    ids = "".join(f"{entry_id}\n" for entry_id in sorted(known | set(loaded.catalog.by_id)))
+    write_atomically(
+        {
+            schema_path(LOCK_FILE): json.dumps(updated, indent=2, sort_keys=True).encode() + b"\n",
+            published: ids.encode(),
+        }
+    )
     print(f"library version {lock['version']} -> {updated['version']}", file=sys.stderr)
     return EXIT_OK
 
@@ -342,6 +403,8 @@ def parser() -> argparse.ArgumentParser:
     p = sub.add_parser("new", help="write a skeleton record")
     p.add_argument("id")
     p.add_argument("--category", required=True, choices=CATEGORY_ORDER)
+    p.add_argument("--from-log", metavar="FILE", help="seed the signature and its examples from a log")
+    p.add_argument("--yes", action="store_true", help="do not ask when existing records already match")
     p.set_defaults(run=cmd_new)
     return top
 

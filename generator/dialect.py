@@ -7,6 +7,7 @@ Patterns are compiled with RE2 only (linear time, no catastrophic backtracking);
 from __future__ import annotations
 
 import re
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -85,9 +86,12 @@ def escape_problems(pattern: str) -> list[str]:
 
 def compile_problems(pattern: str) -> list[str]:
     """Return the compile errors of RE2 and Python ``re`` for ``pattern``."""
-    problems = []
+    problems: list[str] = []
     try:
-        re.compile(pattern)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            re.compile(pattern)
+        problems.extend(f"Python re warns: {warning.message}" for warning in caught)
     except re.error as exc:
         problems.append(f"Python re cannot compile it: {exc}")
     try:

@@ -6,10 +6,39 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.errors import Issue, has_errors
+import yaml
+
+from generator.errors import Issue, Location, has_errors
 from generator.load import SourceDoc, discover, display_path, load_file
 from generator.model import Catalog, build_catalog
-from generator.validate import check_catalog, check_document
+from generator.validate import check_catalog, check_document, collision_issues, published_issues
+
+HEALTHY_DIR = "tests/realworld/benign"
+PUBLISHED_IDS = "schema/published-ids.txt"
+
+
+def healthy_logs(root: Path) -> list[tuple[str, str]]:
+    """Return (name, text) of every healthy log kept in the repository."""
+    logs = []
+    for path in sorted((root / HEALTHY_DIR).glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        logs.append((path.name, str(data.get("log", ""))))
+    return logs
+
+
+def published_ids(root: Path) -> list[tuple[Location, str]]:
+    """Return every id in the committed list of published ids, with its line."""
+    path = root / PUBLISHED_IDS
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [(Location(PUBLISHED_IDS, n, 1), line.strip()) for n, line in enumerate(lines, 1) if line.strip()]
+
+
+def project_issues(catalog: Catalog, root: Path) -> list[Issue]:
+    """Return the collision and published-id problems of the project's catalog."""
+    return [*collision_issues(catalog, healthy_logs(root)), *published_issues(catalog, published_ids(root))]
+
 
 ENTRIES_DIR = "entries"
 __all__ = ["ENTRIES_DIR", "Loaded", "discover", "display_path", "load_catalog"]
@@ -28,10 +57,14 @@ class Loaded:
         return not has_errors(self.issues)
 
 
-def load_catalog(paths: Iterable[Path], root: Path | None = None, keep: list[SourceDoc] | None = None) -> Loaded:
+def load_catalog(
+    paths: Iterable[Path], root: Path | None = None, keep: list[SourceDoc] | None = None, project: bool = False
+) -> Loaded:
     """Return the catalog of the records at ``paths`` with all their issues, sorted.
 
     The documents that went into the catalog are appended to ``keep`` when it is given.
+    With ``project``, the checks that need the project's own files run too: collisions with
+    the healthy-log corpus and the list of published ids.
     """
     base = root or Path.cwd()
     issues: list[Issue] = []
@@ -46,4 +79,6 @@ def load_catalog(paths: Iterable[Path], root: Path | None = None, keep: list[Sou
     if keep is not None:
         keep.extend(valid)
     issues.extend(check_catalog(catalog))
+    if project:
+        issues.extend(project_issues(catalog, base))
     return Loaded(catalog, tuple(sorted(set(issues))))

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import PurePath
 from typing import Any
 
 import re2
 from jsonschema import ValidationError
 
-from generator.dialect import compile_pattern, dialect_problems
+from generator.dialect import Compiled, compile_pattern, dialect_problems
 from generator.errors import Issue, Location
 from generator.load import SourceDoc
 from generator.locate import child_pointer, find_mark, pointer_from_path
-from generator.match import signature_matches
+from generator.match import Matcher, signature_matches
 from generator.model import Catalog, Entry, Signature
 from generator.schema import ENTRY_SCHEMA, schema_errors
 
@@ -192,3 +192,56 @@ def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
             pointer = f"{base}/examples/no_match/{index}"
             found.append(issue(entry, pointer, "signature.no-match-matched", "the pattern matches this near miss"))
     return found
+
+
+def confused_pairs(catalog: Catalog) -> set[frozenset[str]]:
+    """Return the pairs of records that declare each other (either way) as easily confused."""
+    return {frozenset((entry.id, item["id"])) for entry in catalog.entries for item in entry.get("confused_with", ())}
+
+
+def collision_issues(catalog: Catalog, healthy: Sequence[tuple[str, str]] = ()) -> list[Issue]:
+    """Return signatures that match another record's examples or a line of a healthy log.
+
+    Two records that declare each other in confused_with may share lines; nothing may
+    match a healthy log.
+    """
+    allowed = confused_pairs(catalog)
+    found: list[Issue] = []
+    for entry in catalog.entries:
+        for sig in entry.signatures:
+            compiled = compile_pattern(sig.pattern, sig.ignore_case)
+            found.extend(example_collisions(entry, sig, compiled, catalog, allowed))
+    found.extend(healthy_collisions(catalog, healthy))
+    return found
+
+
+def example_collisions(
+    entry: Entry, sig: Signature, compiled: Compiled, catalog: Catalog, allowed: set[frozenset[str]]
+) -> Iterator[Issue]:
+    """Yield a collision for each other record whose match examples this signature matches."""
+    for other in catalog.entries:
+        if other.id == entry.id or frozenset((entry.id, other.id)) in allowed:
+            continue
+        hit = next((s for s in other.signatures if any(signature_matches(compiled, line) for line in s.match)), None)
+        if hit is not None:
+            message = f"{sig.id!r} matches an example of {hit.id!r} ({other.id}); narrow it or declare confused_with"
+            yield issue(entry, f"/signatures/{sig.index}/pattern", "signature.collision", message)
+
+
+def healthy_collisions(catalog: Catalog, healthy: Sequence[tuple[str, str]]) -> Iterator[Issue]:
+    """Yield a collision for each signature that matches a line of a healthy log."""
+    matcher = Matcher(catalog.signatures)
+    for name, text in healthy:
+        for hit in matcher.scan_block(text.encode("utf-8")):
+            sig = hit.signature
+            message = f"{sig.id!r} matches a healthy log ({name}): {hit.text[:120]!r}"
+            yield issue(catalog.by_id[sig.entry_id], f"/signatures/{sig.index}/pattern", "signature.collision", message)
+
+
+def published_issues(catalog: Catalog, published: Sequence[tuple[Location, str]]) -> list[Issue]:
+    """Return published ids that have no record and no successor through renamed_from."""
+    return [
+        Issue(where, "", "catalog.missing-published-id", f"published id {entry_id!r} has no record and no successor")
+        for where, entry_id in published
+        if entry_id not in catalog.by_id and entry_id not in catalog.renames
+    ]

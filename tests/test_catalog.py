@@ -14,7 +14,7 @@ from generator.render import render_site
 from .realworld import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
-LOADED = load_catalog([ROOT / "entries"], ROOT)
+LOADED = load_catalog([ROOT / "entries"], ROOT, project=True)
 ENTRIES = LOADED.catalog.entries
 IDS = [e.id for e in ENTRIES]
 FAILURES = load_cases("failures")
