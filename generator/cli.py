@@ -369,6 +369,41 @@ def cmd_lock(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Rewrite records in canonical key order (or, with --check, list those that are not)."""
+    from ruamel.yaml.error import MarkedYAMLError
+
+    from generator.fmt import formatted
+    from generator.output import write_atomically
+    from generator.pipeline import discover, display_path
+
+    targets = [Path(p) for p in args.paths] or [Path(ENTRIES_DIR)]
+    if any(not p.exists() for p in targets):
+        print("failpedia: no such file or directory", file=sys.stderr)
+        return EXIT_USAGE
+    changed, broken = [], 0
+    for path in discover(targets):
+        name = display_path(path, Path.cwd())
+        text = path.read_text(encoding="utf-8")
+        try:
+            canonical = formatted(text)
+        except MarkedYAMLError as exc:
+            mark = exc.problem_mark
+            where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
+            print(f"{where}: error[yaml.syntax] {exc.problem}", file=sys.stderr)
+            broken += 1
+            continue
+        if canonical != text:
+            changed.append(name)
+            if not args.check:
+                write_atomically({path: canonical.encode("utf-8")})
+    for name in changed:
+        print(f"{'would reformat' if args.check else 'reformatted'} {name}")
+    if broken:
+        return EXIT_PROBLEMS
+    return EXIT_PROBLEMS if args.check and changed else EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
     top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
@@ -397,6 +432,10 @@ def parser() -> argparse.ArgumentParser:
     p.set_defaults(run=cmd_export)
     p = sub.add_parser("lock", help="update schema/library.lock.json (the library version)")
     p.set_defaults(run=cmd_lock)
+    p = sub.add_parser("fmt", help="rewrite records in the canonical key order, keeping comments")
+    p.add_argument("paths", nargs="*", help="record files or directories (default: entries/)")
+    p.add_argument("--check", action="store_true", help="only report files that are not canonical (exit 1)")
+    p.set_defaults(run=cmd_fmt)
     p = sub.add_parser("explain", help="show one record in the terminal")
     p.add_argument("id")
     p.set_defaults(run=cmd_explain)

@@ -113,3 +113,31 @@ def test_workflow_runs_only_commands_that_exist() -> None:
                 assert words[1] in targets, line
             if words and words[0].endswith("failpedia"):
                 assert words[1] in commands, line
+
+
+def test_fmt_orders_keys_keeps_comments_and_is_idempotent(tmp_path: Path) -> None:
+    source = (ROOT / "tests" / "fixtures" / "valid" / "minimal-record.yaml").read_text(encoding="utf-8")
+    head, _, body = source.partition("id: minimal-record\n")
+    shuffled = (
+        head + "tags: [test]  # keep this comment\n" + "id: minimal-record\n" + body.replace("tags: [test]\n", "")
+    )
+    shuffled = shuffled.replace("summary:", "# a comment above the summary\nsummary:")
+    folder = tmp_path / "entries" / "memory"
+    folder.mkdir(parents=True)
+    path = folder / "minimal-record.yaml"
+    path.write_text(shuffled, encoding="utf-8")
+    assert run(tmp_path, "fmt", "--check").returncode == 1
+    assert run(tmp_path, "fmt").returncode == 0
+    once = path.read_text(encoding="utf-8")
+    keys = [line.split(":")[0] for line in once.splitlines() if line and line[0].isalpha()]
+    assert keys[:2] == ["id", "title"] and keys.index("tags") > keys.index("fix")
+    assert "# keep this comment" in once and "# a comment above the summary\nsummary:" in once
+    assert "# yaml-language-server" in once
+    assert run(tmp_path, "fmt", "--check").returncode == 0
+    assert run(tmp_path, "fmt").returncode == 0 and path.read_text(encoding="utf-8") == once
+    assert run(tmp_path, "validate", str(path)).returncode == 0
+
+
+def test_shipped_records_are_canonical() -> None:
+    result = run(ROOT, "fmt", "--check")
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -34,6 +34,7 @@ ORDER = [
     "templating",
     "hubpages",
     "refpages",
+    "fmt",
     "render",
     "sitefiles",
     "explain",
