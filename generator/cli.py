@@ -131,7 +131,9 @@ def cmd_build(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     target = Path(args.site_dir).resolve()
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".site-build-", dir=target.parent))
+    for stale in target.parent.glob(f".{target.name}-build-*"):  # left by a killed build
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-build-", dir=target.parent))
     try:
         command = mkdocs_command("build", "--strict", "--quiet", "--site-dir", str(staging))
         result = subprocess.run(command, check=False, env=mkdocs_env())

@@ -20,7 +20,7 @@ from generator.errors import has_errors
 from generator.hubs import Hub, load_hubs
 from generator.pipeline import Loaded, load_catalog
 from generator.render import categories, category_path, render_site
-from generator.sanitize import sanitize
+from generator.sanitize import UnknownInlineScript, sanitize, with_csp
 from generator.sitefiles import site_files
 from generator.templating import SiteOptions
 
@@ -93,6 +93,17 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         if page.file.src_uri in self.generated:
             return sanitize(html)
         return html
+
+    def on_post_page(self, output: str, page: Any, config: Any) -> str:
+        """Open every page's <head> with a Content-Security-Policy; refuse inline scripts in content."""
+        try:
+            return with_csp(output)
+        except UnknownInlineScript as exc:
+            raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+
+    def on_post_template(self, output_content: str, template_name: str, config: Any) -> str:
+        """Give the theme's own HTML pages (404.html) the same policy."""
+        return with_csp(output_content) if template_name.endswith(".html") else output_content
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         """Rebuild when a record changes."""

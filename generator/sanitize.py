@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
+
 import nh3
 
 TAGS = frozenset(
@@ -73,3 +77,42 @@ def sanitize(html: str) -> str:
         link_rel="noopener noreferrer",
         strip_comments=True,
     )
+
+
+INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", re.S | re.I)
+EXECUTABLE_TYPES = ("", "text/javascript", "module", "application/javascript")
+CSP_TEMPLATE = (
+    "default-src 'self'; script-src 'self' {hashes}; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src 'self'; "
+    "object-src 'none'; base-uri 'self'; form-action 'self'"
+)
+
+
+class UnknownInlineScript(ValueError):
+    """A page would run an inline script that the theme did not write."""
+
+
+def script_type(attributes: str) -> str:
+    """Return the type attribute of a script tag, lower-cased ("" when absent)."""
+    found = re.search(r"""\btype=["']?([^"' >]+)""", attributes, re.I)
+    return found.group(1).lower() if found else ""
+
+
+def with_csp(html: str) -> str:
+    """Return the page with a Content-Security-Policy meta as the first element of <head>.
+
+    Every executable inline script is admitted by its hash; one inside the page's
+    article (the part rendered from records) is refused instead.
+    """
+    article = re.search(r"<article\b.*?</article>", html, re.S)
+    hashes = []
+    for match in INLINE_SCRIPT.finditer(html):
+        if script_type(match.group(1)) not in EXECUTABLE_TYPES:
+            continue
+        if article and article.start() <= match.start() < article.end():
+            raise UnknownInlineScript("an inline script inside the page content")
+        digest = base64.b64encode(hashlib.sha256(match.group(2).encode("utf-8")).digest()).decode()
+        hashes.append(f"'sha256-{digest}'")
+    policy = CSP_TEMPLATE.format(hashes=" ".join(sorted(set(hashes))))
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy}">'
+    return re.sub(r"<head>", "<head>" + meta, html, count=1)

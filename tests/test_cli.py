@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -130,4 +132,32 @@ def test_build_then_broken_record_keeps_previous_site(workspace: Path) -> None:
     assert "entries/memory/minimal-record.yaml:4:11: error[schema.enum] /category:" in second.stdout
     assert "Traceback" not in second.stdout + second.stderr
     assert page.read_bytes() == before
-    assert not list(workspace.glob(".site-*"))
+    assert not list(workspace.glob(".site-build-*"))
+
+
+def test_two_builds_are_byte_identical(workspace: Path) -> None:
+    for name in ("one", "two"):
+        result = run("build", "--site-dir", name, cwd=workspace)
+        assert result.returncode == 0, result.stderr
+    one = {p.relative_to(workspace / "one"): p.read_bytes() for p in (workspace / "one").rglob("*") if p.is_file()}
+    two = {p.relative_to(workspace / "two"): p.read_bytes() for p in (workspace / "two").rglob("*") if p.is_file()}
+    assert Path("sitemap.xml") in one and Path("api/v1/signatures.json") in one
+    assert one.keys() == two.keys()
+    assert [path for path in one if one[path] != two[path]] == []
+
+
+def test_a_killed_build_leaves_the_previous_site(workspace: Path) -> None:
+    assert run("build", cwd=workspace).returncode == 0
+    page = workspace / "site" / "entries" / "full-record" / "index.html"
+    before = page.read_bytes()
+    env = {**os.environ, "NO_COLOR": "1"}
+    command = [sys.executable, "-m", "generator", "build"]
+    build = subprocess.Popen(command, cwd=workspace, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not list(workspace.glob(".site-build-*")) and time.monotonic() < deadline and build.poll() is None:
+        time.sleep(0.01)
+    os.killpg(build.pid, signal.SIGKILL)  # the whole job, as a killed CI step or terminal would
+    build.wait()
+    assert page.read_bytes() == before
+    assert run("build", cwd=workspace).returncode == 0
+    assert not list(workspace.glob(".site-build-*"))
