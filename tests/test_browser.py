@@ -4,13 +4,10 @@ ranks the right record first, comparison filters live in the URL, and screenshot
 
 from __future__ import annotations
 
-import functools
-import http.server
 import io
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,21 +19,12 @@ from generator.match import Matcher
 from generator.pipeline import load_catalog
 
 from .realworld import load_cases
+from .serving import ARGS, CHROMIUM, require_chromium, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM = os.environ.get("FAILPEDIA_CHROMIUM", "/usr/bin/chromium")
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 MATCHER = Matcher(CATALOG.signatures)
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def cli_top(text: str) -> str | None:
@@ -46,26 +34,13 @@ def cli_top(text: str) -> str | None:
 
 @pytest.fixture(scope="module")
 def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI (.ci/run installs Debian's chromium)")
-        pytest.skip("Chromium is not installed here; CI installs it")
+    require_chromium()
     out = tmp_path_factory.mktemp("browser-site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
     subprocess.run(cmd, cwd=ROOT, check=True, env=env)
-    handler = functools.partial(QuietHandler, directory=str(out))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+    with serve(out) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

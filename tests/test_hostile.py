@@ -4,23 +4,21 @@ checked statically over the HTML and in headless Chromium with an alert recorder
 from __future__ import annotations
 
 import contextlib
-import functools
-import http.server
 import os
 import re
 import shutil
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
+from .serving import ARGS, CHROMIUM, require_chromium, serve
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
-CHROMIUM = os.environ.get("FAILPEDIA_CHROMIUM", "/usr/bin/chromium")
 
 
 @pytest.fixture(scope="module")
@@ -92,30 +90,17 @@ def test_hostile_text_is_shown_as_text(hostile_site: Path) -> None:
 
 @pytest.fixture(scope="module")
 def served(hostile_site: Path) -> Iterator[str]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is required in CI")
-        pytest.skip("Chromium is not installed here; CI installs it")
-    handler = functools.partial(Quiet, directory=str(hostile_site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/"
-    server.shutdown()
-    server.server_close()
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+    require_chromium()
+    with serve(hostile_site) as url:
+        yield url
 
 
 def test_nothing_runs_in_chromium_when_hovering_and_clicking(served: str) -> None:
     from playwright.sync_api import sync_playwright
 
-    args = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
     dialogs: list[str] = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         for path in ("entries/hostile-markup/", "entries/hostile-faq/", "tags/hostile/", "", "categories/data/"):
             page = browser.new_page()
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
