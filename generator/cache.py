@@ -105,3 +105,12 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
     if loaded.ok:
         write_cached(key, docs, matcher)
     return loaded, loaded.catalog, matcher
+
+
+def load_validated(entries: Path, root: Path) -> Loaded:
+    """Return the validated catalog: from the cache when the records are unchanged since the
+    last clean validation (so a build after `failpedia validate` does not validate twice)."""
+    from generator.pipeline import Loaded
+
+    loaded, catalog, _ = load_for_diagnosis(entries, root)
+    return loaded if loaded is not None else Loaded(catalog, ())

@@ -16,9 +16,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from generator.cache import load_validated
 from generator.errors import has_errors
 from generator.hubs import Hub, load_hubs
-from generator.pipeline import Loaded, load_catalog
+from generator.pipeline import Loaded
 from generator.render import categories, category_path, render_site
 from generator.sanitize import UnknownInlineScript, sanitize, with_csp
 from generator.sitefiles import site_files
@@ -64,7 +65,7 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
     def on_config(self, config: Any) -> Any:
         """Load and validate the records; stop the build on any error."""
         root = Path(config["config_file_path"]).resolve().parent
-        loaded = load_catalog([self.entries_dir(config)], root)
+        loaded = load_validated(self.entries_dir(config), root)
         hubs, hub_issues = load_hubs(existing(self.hubs_dir(config)), loaded.catalog, root)
         issues = [*loaded.issues, *hub_issues]
         if not loaded.ok or has_errors(hub_issues):
