@@ -33,13 +33,18 @@ def cli_top(text: str) -> str | None:
 
 
 @pytest.fixture(scope="module")
-def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_chromium()
     out = tmp_path_factory.mktemp("browser-site")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
     subprocess.run(cmd, cwd=ROOT, check=True, env=env)
-    with serve(out) as url:
+    return out
+
+
+@pytest.fixture(scope="module")
+def site_url(built_site: Path) -> Iterator[str]:
+    with serve(built_site) as url:
         yield url
 
 
@@ -195,3 +200,13 @@ def test_entry_box_and_screenshots(browser: object, site_url: str) -> None:
     page.wait_for_selector(".fp-check .fp-no")
     assert "A better fit" in page.inner_text(".fp-check")
     assert watched.errors == [] and watched.foreign_requests() == []
+
+
+def test_diagnose_page_works_from_a_copy_on_disk(browser: object, built_site: Path) -> None:
+    page = browser.new_page()  # type: ignore[attr-defined]
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.goto((built_site / "diagnose" / "index.html").as_uri())
+    page.fill("#log-input", "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB")
+    assert run_diagnosis(page)[:1] == ["cuda-out-of-memory"]
+    assert all(url.startswith("file://") for url in requests)

@@ -161,3 +161,10 @@ def test_a_killed_build_leaves_the_previous_site(workspace: Path) -> None:
     assert page.read_bytes() == before
     assert run("build", cwd=workspace).returncode == 0
     assert not list(workspace.glob(".site-build-*"))
+
+
+def test_renamed_ids_redirect(workspace: Path) -> None:
+    assert run("build", cwd=workspace).returncode == 0
+    redirect = (workspace / "site" / "entries" / "old-full-record" / "index.html").read_text(encoding="utf-8")
+    assert 'http-equiv="refresh" content="0; url=../full-record/"' in redirect
+    assert (workspace / "site" / "entries" / "full-record" / "index.html").is_file()

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -59,3 +62,32 @@ def test_matcher_and_diagnosis_take_any_bytes(raw: bytes) -> None:
     MATCHER.scan_block(raw)
     report = diagnose([Source("fuzz.log", io.BytesIO(raw))], MATCHER, CATALOG)
     assert all(f.role in ("initiating", "downstream") for f in report.findings)
+
+
+BOMBS = {
+    "alias": b'a: &a ["x","x","x","x","x","x","x","x","x"]\n'
+    + b"".join(
+        f"{c}: &{c} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n".encode()
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    ),
+    "deep": b"[" * 20_000,
+    "wide": b"k: [" + b"1," * 120_000 + b"1]\n",
+    "large": b"x: " + b"a" * 300_000,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOMBS))
+def test_hostile_yaml_is_refused_under_a_memory_limit(name: str, tmp_path: Path) -> None:
+    path = tmp_path / f"{name}.yaml"
+    path.write_bytes(BOMBS[name])
+    script = (
+        "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30));"
+        "from pathlib import Path; from generator.load import load_file; from generator.validate import check_document;"
+        "print(' '.join(sorted({i.code for i in check_document(load_file(Path(sys.argv[1])))})))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip(), "the bomb must be refused with an issue"
+    assert "Traceback" not in result.stderr
