@@ -187,3 +187,21 @@ def test_unwritable_target_leaves_no_partial_file(tmp_path: Path) -> None:
     result = cli("--format", "grep", "-o", str(blocker / "sub"))
     assert result.returncode == 2 and b"cannot write" in result.stderr
     assert target.read_text(encoding="utf-8") == "previous"
+
+
+def test_untranslatable_signature_is_reported_by_id(tmp_path: Path) -> None:
+    text = (ROOT / "tests" / "fixtures" / "valid" / "minimal-record.yaml").read_text(encoding="utf-8")
+    text = text.replace(
+        'pattern: "Widget exploded after [0-9]+ tries"', 'pattern: "Widget[^\\\\S]exploded after [0-9]+ tries"'
+    )
+    folder = tmp_path / "entries" / "memory"
+    folder.mkdir(parents=True)
+    (folder / "minimal-record.yaml").write_text(text, encoding="utf-8")
+    loaded = load_catalog([tmp_path / "entries"], tmp_path)
+    assert loaded.ok, loaded.issues
+    bundle = EXPORTERS["grep"](loaded.catalog, OPTIONS)
+    assert [p.split(":")[1].strip() for p in bundle.problems] == ["minimal-record-exploded"] * 2
+    assert bundle.files["failpedia.ere"] == b"" and bundle.files["failpedia.rg"] == b""
+    result = cli("--format", "grep", "-o", str(tmp_path / "out"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert b"not exported: failpedia.ere: minimal-record-exploded" in result.stderr
