@@ -210,16 +210,22 @@ def bracket_class(token: Token, char: Callable[[str, bool], str], named: dict[st
     return f"[{'^' if token.negated else ''}{body}]"
 
 
-def to_rust(pattern: str, ignore_case: bool = False) -> str:
-    """Return the pattern for ripgrep (Rust regex), ASCII semantics like RE2."""
-    syntax: dict[str, Callable[[Token], str]] = {
-        "lit": lambda t: rust_char(t.value, False),
-        "class": lambda t: bracket_class(t, rust_char, RUST_IN_CLASS),
-        "named": lambda t: RUST_NAMED[t.value],
-        "bound": lambda t: f"(?-u:\\{t.value})",
+def modern_syntax(
+    char: Callable[[str, bool], str], named: dict[str, str], in_class: dict[str, str], bound: str
+) -> dict[str, Callable[[Token], str]]:
+    """Return the writers of a Perl-like target (ripgrep, JavaScript): its escaper and classes."""
+    return {
+        "lit": lambda t: char(t.value, False),
+        "class": lambda t: bracket_class(t, char, in_class),
+        "named": lambda t: named[t.value],
+        "bound": lambda t: bound.format(t.value),
         "group": lambda t: "(?:",
     }
-    body = write(pattern, syntax)
+
+
+def to_rust(pattern: str, ignore_case: bool = False) -> str:
+    """Return the pattern for ripgrep (Rust regex), ASCII semantics like RE2."""
+    body = write(pattern, modern_syntax(rust_char, RUST_NAMED, RUST_IN_CLASS, "(?-u:\\{})"))
     return f"(?i:{body})" if ignore_case else body
 
 
@@ -239,12 +245,6 @@ def js_char(char: str, in_class: bool) -> str:
 
 def to_js(pattern: str) -> str:
     """Return the pattern for JavaScript's RegExp with RE2's meaning (\\s and . as in RE2)."""
-    syntax: dict[str, Callable[[Token], str]] = {
-        "lit": lambda t: js_char(t.value, False),
-        "class": lambda t: bracket_class(t, js_char, JS_IN_CLASS),
-        "named": lambda t: JS_NAMED[t.value],
-        "bound": lambda t: f"\\{t.value}",
-        "group": lambda t: "(?:",
-        "any": lambda t: "[^\\n]",
-    }
+    syntax = modern_syntax(js_char, JS_NAMED, JS_IN_CLASS, "\\{}")
+    syntax["any"] = lambda t: "[^\\n]"
     return write(pattern, syntax)
