@@ -64,16 +64,14 @@ def print_issues(issues: Sequence[Issue], fmt: str) -> None:
         print(github_line(issue) if fmt == "github" else str(issue))
 
 
-def load_or_report(paths: Sequence[str]) -> Loaded | None:
-    """Return the loaded catalog, or None after printing why the paths are unusable."""
+def load_or_report() -> Loaded | None:
+    """Return the loaded catalog of entries/, or None after saying it is missing."""
     from generator.pipeline import load_catalog
 
-    targets = [Path(p) for p in paths] or [Path(ENTRIES_DIR)]
-    missing = [str(p) for p in targets if not p.exists()]
-    if missing:
-        print(f"failpedia: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+    if not Path(ENTRIES_DIR).exists():
+        print(f"failpedia: no such file or directory: {ENTRIES_DIR}", file=sys.stderr)
         return None
-    return load_catalog(targets, Path.cwd())
+    return load_catalog([Path(ENTRIES_DIR)], Path.cwd())
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -124,7 +122,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Build the site elsewhere, then swap it into place only when the build succeeded."""
     from generator.cache import load_validated
 
-    loaded = load_validated(Path(ENTRIES_DIR), Path.cwd()) if Path(ENTRIES_DIR).is_dir() else load_or_report([])
+    loaded = load_validated(Path(ENTRIES_DIR), Path.cwd()) if Path(ENTRIES_DIR).is_dir() else load_or_report()
     if loaded is None:
         return EXIT_USAGE
     if not loaded.ok:
@@ -170,7 +168,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Print one record in the terminal."""
     from generator.explain import closest_ids, explain_text
 
-    loaded = load_or_report([])
+    loaded = load_or_report()
     if loaded is None:
         return EXIT_USAGE
     catalog = loaded.catalog
@@ -327,7 +325,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         choices = ", ".join(repr(name) for name in sorted(EXPORTERS))
         print(f"failpedia export: error: unknown format {args.format!r} (choose from {choices})", file=sys.stderr)
         return EXIT_USAGE
-    loaded = load_or_report([])
+    loaded = load_or_report()
     if loaded is None or not loaded.ok:
         print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
         return EXIT_USAGE
@@ -354,7 +352,7 @@ def cmd_lock(args: argparse.Namespace) -> int:
     from generator.pipeline import PUBLISHED_IDS
     from generator.schema import schema_path
 
-    loaded = load_or_report([])
+    loaded = load_or_report()
     if loaded is None or not loaded.ok:
         print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
         return EXIT_USAGE

@@ -127,11 +127,6 @@ class Matcher:
         sig = self.signatures[index]
         return compile_pattern(sig.pattern, sig.ignore_case)
 
-    def line_matches(self, raw_line: str) -> list[Signature]:
-        """Return the signatures that match one raw line."""
-        line = normalize_line(raw_line)
-        return [sig for sig, rx in zip(self.signatures, self.compiled, strict=True) if rx.search(line)]
-
     def scan_block(self, block: Block | bytes) -> list[Hit]:
         """Return confirmed hits in a block of whole lines (first hit per signature)."""
         if isinstance(block, bytes):

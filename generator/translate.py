@@ -182,17 +182,24 @@ RUST_NAMED = {
     "w": "[0-9A-Za-z_]",
     "W": "[^0-9A-Za-z_]",
 }
-RUST_IN_CLASS = {"d": "0-9", "s": "\\t\\n\\f\\r ", "w": "0-9A-Za-z_"}
-RUST_CLASS_SPECIAL = set("[]\\^-&~")
+# \d \s \w inside a class, with RE2's ASCII meaning, for the Perl-like targets.
+ASCII_IN_CLASS = {"d": "0-9", "s": "\\t\\n\\f\\r ", "w": "0-9A-Za-z_"}
 
 
-def rust_char(char: str, in_class: bool) -> str:
-    """Return one literal character for a Rust regex (ripgrep)."""
-    controls = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\x0B"}
-    if char in controls:
-        return controls[char]
-    special = RUST_CLASS_SPECIAL if in_class else META_OUTSIDE | set("#&-~")
-    return f"\\{char}" if char in special else char
+def char_escaper(class_special: set[str], outside_special: set[str], vertical_tab: str) -> Callable[[str, bool], str]:
+    """Return a target's writer of one literal character, in or outside a class."""
+    controls = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": vertical_tab}
+
+    def escape(char: str, in_class: bool) -> str:
+        if char in controls:
+            return controls[char]
+        return f"\\{char}" if char in (class_special if in_class else outside_special) else char
+
+    return escape
+
+
+rust_char = char_escaper(set("[]\\^-&~"), META_OUTSIDE | set("#&-~"), "\\x0B")
+js_char = char_escaper(set("[]\\^-"), META_OUTSIDE | {"/"}, "\\v")
 
 
 def bracket_class(token: Token, char: Callable[[str, bool], str], named: dict[str, str]) -> str:
@@ -225,26 +232,15 @@ def modern_syntax(
 
 def to_rust(pattern: str, ignore_case: bool = False) -> str:
     """Return the pattern for ripgrep (Rust regex), ASCII semantics like RE2."""
-    body = write(pattern, modern_syntax(rust_char, RUST_NAMED, RUST_IN_CLASS, "(?-u:\\{})"))
+    body = write(pattern, modern_syntax(rust_char, RUST_NAMED, ASCII_IN_CLASS, "(?-u:\\{})"))
     return f"(?i:{body})" if ignore_case else body
 
 
 JS_NAMED = {"d": "[0-9]", "D": "[^0-9]", "s": "[\\t\\n\\f\\r ]", "S": "[^\\t\\n\\f\\r ]", "w": "\\w", "W": "\\W"}
-JS_IN_CLASS = {"d": "0-9", "s": "\\t\\n\\f\\r ", "w": "0-9A-Za-z_"}
-JS_CLASS_SPECIAL = set("[]\\^-")
-
-
-def js_char(char: str, in_class: bool) -> str:
-    """Return one literal character for a JavaScript RegExp (no u flag)."""
-    controls = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\f": "\\f", "\v": "\\v"}
-    if char in controls:
-        return controls[char]
-    special = JS_CLASS_SPECIAL if in_class else META_OUTSIDE | {"/"}
-    return f"\\{char}" if char in special else char
 
 
 def to_js(pattern: str) -> str:
     """Return the pattern for JavaScript's RegExp with RE2's meaning (\\s and . as in RE2)."""
-    syntax = modern_syntax(js_char, JS_NAMED, JS_IN_CLASS, "\\{}")
+    syntax = modern_syntax(js_char, JS_NAMED, ASCII_IN_CLASS, "\\{}")
     syntax["any"] = lambda t: "[^\\n]"
     return write(pattern, syntax)
