@@ -80,10 +80,31 @@ def enum_form(node: Any) -> Any:
     return {key: enum_form(value) for key, value in node.items()}
 
 
+def inline_refs(node: Any, defs: dict[str, Any]) -> Any:
+    """Return a schema with every local ``#/$defs/...`` reference replaced by its definition.
+
+    fastjsonschema turns each reference into a function call that formats the instance path
+    with ``locals()``, which costs more than the check itself; the definitions are not
+    recursive, so writing them in place keeps the meaning and drops the calls.
+    """
+    if isinstance(node, list):
+        return [inline_refs(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        target = inline_refs(defs[ref.removeprefix("#/$defs/")], defs)
+        rest = {key: inline_refs(value, defs) for key, value in node.items() if key != "$ref"}
+        return {**rest, "allOf": [*rest.get("allOf", []), target]} if rest else target
+    return {key: inline_refs(value, defs) for key, value in node.items() if key != "$defs"}
+
+
 @cache
 def fast_validator(name: str) -> Callable[[Any], Any]:
     """Return the compiled validator used to accept valid documents quickly."""
-    validate: Callable[[Any], Any] = fastjsonschema.compile(enum_form(load_schema(name)))
+    schema = load_schema(name)
+    plain = inline_refs(enum_form(schema), enum_form(schema.get("$defs", {})))
+    validate: Callable[[Any], Any] = fastjsonschema.compile(plain)
     return validate
 
 
