@@ -35,6 +35,8 @@ BAD_CHAR_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\
 NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 COMPLEX_KEY = "\x00complex"
 DUPLICATE_KEY = "\x00duplicate"
+# First characters of every plain scalar that resolves to something other than a string.
+MAYBE_SPECIAL = frozenset("~nNtTfF+-.0123456789")
 BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
 
 
@@ -111,6 +113,8 @@ class PointerMarks(Mapping[str, tuple[int, int]]):
 
 def resolve_plain(text: str) -> Any:
     """Return the value of a plain (unquoted) scalar under the fixed rules."""
+    if text and text[0] not in MAYBE_SPECIAL:
+        return text
     if text in NULLS:
         return None
     if text in BOOLS:
@@ -132,7 +136,7 @@ def load_text(path: str, raw: bytes) -> SourceDoc:
     if text is None:
         return doc
     try:
-        Builder(doc).run(yaml.parse(text, Loader=PARSER))
+        Builder(doc, check_text=BAD_CHAR_RE.search(text) is not None).run(PARSER(text))
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -204,8 +208,9 @@ class Frame:
 class Builder:
     """Turns a libyaml event stream into plain data and node positions."""
 
-    def __init__(self, doc: SourceDoc) -> None:
+    def __init__(self, doc: SourceDoc, check_text: bool = True) -> None:
         self.doc = doc
+        self.check_text = check_text  # False when the whole file has no control character
         self.stack: list[Frame] = []
         self.nodes = 0
         self.documents = 0
@@ -221,13 +226,17 @@ class Builder:
             yaml.DocumentStartEvent: self.document,
         }
 
-    def run(self, events: Any) -> None:
-        """Consume every event."""
+    def run(self, parser: Any) -> None:
+        """Consume every event of ``parser`` (read directly: a generator costs a call per event)."""
         handlers = self.handlers
-        for event in events:
-            handler = handlers.get(type(event))
-            if handler is not None:
-                handler(event)
+        next_event = parser.get_event
+        try:
+            while parser.check_event():
+                handler = handlers.get(type(event := next_event()))
+                if handler is not None:
+                    handler(event)
+        finally:
+            parser.dispose()
 
     @staticmethod
     def mark(event: Any) -> tuple[int, int]:
@@ -311,17 +320,20 @@ class Builder:
         """Place a scalar as a value or a key."""
         if self.skip:
             return
-        mark = self.mark(event)
+        start = event.start_mark
+        mark = (start.line + 1, start.column + 1)
         ok = True
         if event.anchor is not None or event.tag is not None or self.nodes >= MAX_NODES:
             ok = self.check_node(event, mark)
         else:
             self.nodes += 1
-        if BAD_CHAR_RE.search(event.value):
-            self.bad_text(event.value, mark)
-        value = resolve_plain(event.value) if not event.style and event.implicit[0] else event.value
+        text = event.value
+        # Only a double-quoted scalar can hold a character its source does not (an escape).
+        if (self.check_text or event.style == '"') and BAD_CHAR_RE.search(text):
+            self.bad_text(text, mark)
+        value = resolve_plain(text) if not event.style and event.implicit[0] else text
         top = self.stack[-1] if self.stack else None
-        if top is not None and top.key is None and isinstance(top.value, dict):
+        if top is not None and top.key is None and type(top.value) is dict:
             self.take_key(top, value, mark)
             return
         self.place(value if ok else None, mark)

@@ -85,11 +85,12 @@ class Catalog:
 
 
 def freeze(value: Any) -> Any:
-    """Return a read-only deep copy of plain YAML data."""
-    if isinstance(value, dict):
+    """Return a read-only deep copy of plain YAML data (the loader makes only dicts and lists)."""
+    kind = type(value)
+    if kind is dict:
         return MappingProxyType({key: freeze(item) for key, item in value.items()})
-    if isinstance(value, list):
-        return tuple(freeze(item) for item in value)
+    if kind is list:
+        return tuple([freeze(item) for item in value])
     return value
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 import jinja2
@@ -50,10 +51,27 @@ class SiteOptions:
     edit_url: str = ""
 
 
+class RecordEnvironment(jinja2.Environment):
+    """A Jinja environment that reads ``record.field`` as a key first.
+
+    Records are read-only mappings, so Jinja's default order (attribute, then key) raises
+    and catches an AttributeError for every field a template reads.
+    """
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """Return ``obj[attribute]`` for a mapping that has the key, else the attribute."""
+        if type(obj) in MAPPINGS and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
+MAPPINGS = (dict, MappingProxyType)
+
+
 @cache
 def environment() -> jinja2.Environment:
     """Return the Jinja environment; record text only ever arrives as variables."""
-    env = jinja2.Environment(
+    env = RecordEnvironment(
         loader=jinja2.PackageLoader("generator", "templates"),
         autoescape=False,
         undefined=jinja2.StrictUndefined,
