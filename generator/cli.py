@@ -135,10 +135,11 @@ def cmd_build(args: argparse.Namespace) -> int:
         shutil.rmtree(stale, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-build-", dir=target.parent))
     try:
-        command = mkdocs_command("build", "--strict", "--quiet", "--site-dir", str(staging))
-        result = subprocess.run(command, check=False, env=mkdocs_env())
-        if result.returncode != 0:
-            print("build failed; the previous site is untouched", file=sys.stderr)
+        from generator.mkdocs_plugin import build_site
+
+        failure = build_site(staging)
+        if failure is not None:
+            print(f"{failure}\nbuild failed; the previous site is untouched", file=sys.stderr)
             return EXIT_PROBLEMS
         swap_in(staging, target)
     finally:

@@ -7,19 +7,22 @@ records when serving.
 
 from __future__ import annotations
 
+import logging
+import os
 from pathlib import Path
 from typing import Any
 
-from mkdocs.config import config_options
+from mkdocs.commands.build import build
+from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
 from generator.cache import load_validated
 from generator.errors import has_errors
 from generator.hubs import Hub, load_hubs
-from generator.pipeline import Loaded
+from generator.pipeline import Loaded, paused_gc
 from generator.render import categories, category_path, render_site
 from generator.sanitize import UnknownInlineScript, sanitize, with_csp
 from generator.sitefiles import site_files
@@ -82,7 +85,8 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         kept = [
             file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))
         ]
-        pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url))
+        with paused_gc():
+            pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url))
         generated = [File.generated(config, page.path, content=page.markdown) for page in pages]
         extra = site_files(self.loaded.catalog, config.get("site_url") or "")
         generated += [File.generated(config, path, content=data) for path, data in sorted(extra.items())]
@@ -117,3 +121,31 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 def existing(path: Path) -> list[Path]:
     """Return ``[path]`` when it exists, else nothing."""
     return [path] if path.exists() else []
+
+
+def build_site(site_dir: Path) -> str | None:
+    """Run ``mkdocs build --strict`` on ./mkdocs.yml in this process, into ``site_dir``.
+
+    Returns None on success, or the reason the build stopped (its warnings and errors have
+    already gone to stderr, as MkDocs' own command prints them).
+    """
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s - %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    try:
+        config = load_config(strict=True, site_dir=str(site_dir))
+        config.plugins.on_startup(command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config.plugins.on_shutdown()
+    except Abort as exc:
+        return exc.format_message()
+    finally:
+        logger.removeHandler(handler)
+    return None

@@ -12,13 +12,11 @@ from generator.library import dump, read_lock, signature_library
 from generator.model import Catalog
 
 
-def thawed(value: Any) -> Any:
-    """Return read-only model data as plain JSON-ready values."""
+def plain_mapping(value: Any) -> Any:
+    """Return a read-only mapping of the model as a dict, for the JSON encoder."""
     if isinstance(value, Mapping):
-        return {key: thawed(item) for key, item in value.items()}
-    if isinstance(value, tuple):
-        return [thawed(item) for item in value]
-    return value
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON data")
 
 
 def entries_document(catalog: Catalog) -> dict[str, Any]:
@@ -27,7 +25,7 @@ def entries_document(catalog: Catalog) -> dict[str, Any]:
         "schema": "entry.schema.json",
         "library_version": read_lock()["version"],
         "renames": dict(catalog.renames),
-        "entries": [thawed(entry.data) for entry in catalog.entries],
+        "entries": [entry.data for entry in catalog.entries],
     }
 
 
@@ -49,7 +47,10 @@ def site_files(catalog: Catalog, site_url: str = "") -> dict[str, bytes]:
         "api/v1/signatures.json.sha256": f"{hashlib.sha256(library).hexdigest()}  signatures.json\n".encode(),
         # The same data as a script, for a copy of the site opened from disk (no fetch there).
         "api/v1/signatures.js": b"self.FAILPEDIA_LIBRARY = " + library.rstrip() + b";\n",
-        "api/v1/entries.json": (json.dumps(entries_document(catalog), indent=1, sort_keys=True) + "\n").encode(),
+        # Compact: the C encoder only runs without indent, and this document grows with the catalog.
+        "api/v1/entries.json": (
+            json.dumps(entries_document(catalog), sort_keys=True, ensure_ascii=False, default=plain_mapping) + "\n"
+        ).encode(),
     }
     for old, new in catalog.renames.items():
         files[f"entries/{old}/index.html"] = redirect_page(f"../{new}/").encode()
