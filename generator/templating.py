@@ -10,6 +10,7 @@ from typing import Any
 import jinja2
 
 from generator.markup import fence, inline, literal, prose, safe_url
+from generator.translate import key_text
 
 STACK_LABELS = {
     "pytorch": "PyTorch",
@@ -79,7 +80,7 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(inline=inline, literal=literal, prose=prose, fence=fence, url=safe_url)
+    env.filters.update(inline=inline, literal=literal, prose=prose, fence=fence, url=safe_url, key_text=key_text)
     env.globals.update(stack_label=STACK_LABELS.get, category_title=CATEGORY_TITLES.get)
     return env
 

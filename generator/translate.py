@@ -244,3 +244,35 @@ def to_js(pattern: str) -> str:
     syntax = modern_syntax(js_char, JS_NAMED, ASCII_IN_CLASS, "\\{}")
     syntax["any"] = lambda t: "[^\\n]"
     return write(pattern, syntax)
+
+
+def optional(token: Token | None) -> bool:
+    """Return True when ``token`` is a quantifier that allows zero repetitions."""
+    return token is not None and token.kind == "op" and (token.value in ("?", "*") or token.value.startswith("{0"))
+
+
+def key_text(pattern: str) -> str:
+    """Return the literal text a pattern requires outside groups, gaps written as " … ".
+
+    Every line the pattern matches contains these words, so they name the message it catches
+    (shown as the signature's heading, and read by the site search).
+    """
+    tokens = tokenize(pattern)
+    runs: list[str] = []
+    current: list[str] = []
+    depth = 0
+    for index, token in enumerate(tokens):
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        if token.kind == "group" or (token.kind == "op" and token.value == "("):
+            depth += 1
+        elif token.kind == "op" and token.value == ")":
+            depth -= 1
+        if depth == 0 and token.kind == "lit" and not optional(after):
+            current.append(token.value)
+            continue
+        if token.kind == "op" and (token.value == "+" or token.value.startswith("{")):
+            continue  # a required repetition of the character before keeps the run going
+        runs.append("".join(current).strip())
+        current = []
+    runs.append("".join(current).strip())
+    return " … ".join(run for run in runs if run)

@@ -10,6 +10,7 @@ from generator.markup import entities, fence, inline, safe_url
 from generator.pipeline import load_catalog
 from generator.render import render_site
 from generator.templating import SiteOptions
+from generator.translate import key_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "tests" / "goldens" / "pages"
@@ -72,3 +73,26 @@ def test_safe_url_refuses_non_http(url: str) -> None:
 
 def test_entities_leave_plain_words() -> None:
     assert entities("plain words 123") == "plain words 123"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (r"CUDA out of memory\. Tried to allocate", "CUDA out of memory. Tried to allocate"),
+        (r"Xid[^0-9]+79", "Xid … 79"),
+        (r"unhandled system error(?: \(run with NCCL_DEBUG=INFO for details\))?", "unhandled system error"),
+        (r"(?:Heartbeat|Watchdog) timed? out", "time … out"),
+        (r"errors?: [0-9]{2,} in \(x\+y\)", "error … : … in (x+y)"),
+        (r"[0-9]+", ""),
+    ],
+)
+def test_key_text_keeps_what_every_matching_line_contains(pattern: str, expected: str) -> None:
+    assert key_text(pattern) == expected
+
+
+def test_signature_headings_name_the_message() -> None:
+    catalog = load_catalog([ROOT / "entries"], ROOT).catalog
+    pages = {page.path: page.markdown for page in render_site(catalog)}
+    page = pages["entries/nccl-system-error.md"]
+    assert "### unhandled system error\n" in page
+    assert "<code>nccl-system-error-string</code>: " in page

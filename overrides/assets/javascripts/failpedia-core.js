@@ -169,7 +169,18 @@
     return scanner.rank();
   }
 
-  var api = { normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts, compileLibrary: compileLibrary };
+  /* The site search box: lunr reads ":" as a field, "-" and "+" as presence, "~", "^" and "*"
+   * as operators, and a pasted log line is full of them and of other punctuation. Every
+   * character the search separator splits on anyway (all but letters, digits, "_" and ".")
+   * becomes a space, so the words are the same and the syntax is gone. */
+  function searchQuery(text) {
+    return text.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ");
+  }
+
+  var api = {
+    normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
+    compileLibrary: compileLibrary, searchQuery: searchQuery
+  };
   root.FailpediaCore = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
 })(typeof self !== "undefined" ? self : this);

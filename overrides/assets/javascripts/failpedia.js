@@ -152,14 +152,11 @@
     });
   }
 
-  /* lunr reads ":" as a field, "-" and "+" as presence, "~", "^" and "*" as operators, and a
-   * pasted log line is full of them and of other punctuation. Every character the search
-   * separator splits on anyway (all but letters, digits, "_" and ".") becomes a space before
-   * the theme's search reads the box, so the words are the same and the syntax is gone. */
+  /* Pasted log lines lose the punctuation lunr would read as query syntax (see searchQuery). */
   function plainQuery(event) {
     var box = event.target;
-    if (!box || !box.matches || !box.matches("[data-md-component=search-query]")) return;
-    var cleaned = box.value.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ");
+    if (!box || !box.matches || !box.matches("[data-md-component=search-query]") || !window.FailpediaCore) return;
+    var cleaned = window.FailpediaCore.searchQuery(box.value);
     if (cleaned !== box.value) box.value = cleaned;
   }
   document.addEventListener("input", plainQuery, true);

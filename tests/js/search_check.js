@@ -1,0 +1,32 @@
+// Runs the theme's own search worker (lunr, its tokenizer and its post-query boosts) under
+// Node on a built site's index, after the same query cleanup the search box applies.
+// Prints, for every query, the page the first result group belongs to.
+// Usage: node search_check.js WORKER.js SEARCH_INDEX.json CORE.js QUERIES.json
+"use strict";
+const fs = require("fs");
+const [workerPath, indexPath, corePath, queriesPath] = process.argv.slice(2);
+const core = require(corePath);
+
+let handler = null;
+let deliver = null;
+globalThis.self = globalThis;
+globalThis.addEventListener = (type, fn) => { handler = fn; };
+globalThis.postMessage = (message) => deliver(message);
+globalThis.importScripts = () => {};
+(0, eval)(fs.readFileSync(workerPath, "utf8"));
+
+// Message types of the worker: 0 sets the index up, 2 runs a query.
+const send = (data) => new Promise((resolve) => { deliver = resolve; handler({ data }); });
+
+(async () => {
+  const index = JSON.parse(fs.readFileSync(indexPath, "utf8"));
+  await send({ type: 0, data: { config: index.config, docs: index.docs, options: { suggest: false } } });
+  const tops = [];
+  for (const query of JSON.parse(fs.readFileSync(queriesPath, "utf8"))) {
+    const result = await send({ type: 2, data: core.searchQuery(query) });
+    const group = result.data.items[0] || [];
+    const page = group.find((item) => !item.location.includes("#")) || group[0];
+    tops.push(page ? page.location : null);
+  }
+  process.stdout.write(JSON.stringify(tops));
+})();
