@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from generator.logread import INVALID_UTF8, Source, blocks, close_source
-from generator.match import Hit, Matcher
+from generator.match import Block, Hit, Matcher
 from generator.model import Catalog, Entry
 
 STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
 MAX_EVIDENCE = 5
 MAX_TEXT = 400
+SCAN_THREADS = 2  # Hyperscan scans in parallel; the reading thread keeps both fed
+SPLIT_FROM = 1 << 20  # blocks smaller than this are scanned whole
 TIMESTAMP_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?)")
 
 
@@ -95,19 +98,20 @@ class Collector:
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
 
-        Hyperscan releases the GIL while it scans, so one block is scanned in a worker
-        thread while this thread reads the next one and counts its lines.
+        Hyperscan releases the GIL while it scans, so each block is cut in two and the
+        halves are scanned by two worker threads while this thread reads the next block
+        and counts its lines. Hits are taken in file order; at most two blocks wait.
         """
-        with ThreadPoolExecutor(max_workers=1) as pool:
-            pending: tuple[int, Future[list[Hit]]] | None = None
+        pending: deque[tuple[int, Future[list[Hit]]]] = deque()
+        with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
             for first_line, block in blocks(source):
-                future = pool.submit(self.matcher.scan_block, block)
-                if pending is not None:
-                    self.take(index, source, *pending)
-                pending = (first_line, future)
+                for line, part in halves(first_line, block):
+                    pending.append((line, pool.submit(self.matcher.scan_block, part)))
+                while len(pending) > 2 * SCAN_THREADS:
+                    self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
-            if pending is not None:
-                self.take(index, source, *pending)
+            while pending:
+                self.take(index, source, *pending.popleft())
 
     def take(self, index: int, source: Source, first_line: int, future: Future[list[Hit]]) -> None:
         """Add the hits of one scanned block."""
@@ -125,6 +129,17 @@ class Collector:
             source.note(INVALID_UTF8)
         text = hit.text.rstrip("\r\n")[:MAX_TEXT]
         finding.add(Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text)))
+
+
+def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
+    """Return (first line number, part) for a block cut in two when it is big enough."""
+    if block.end - block.start < SPLIT_FROM:
+        return [(first_line, block)]
+    parts = block.split()
+    if len(parts) == 1:
+        return [(first_line, block)]
+    head, tail = parts
+    return [(first_line, head), (first_line + head.count(b"\n"), tail)]
 
 
 def collect(

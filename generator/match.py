@@ -9,6 +9,7 @@ never decides a match on its own.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -96,6 +97,13 @@ class Block:
         """Return True when ``needle`` occurs in the block."""
         return self.data.find(needle, self.start, self.end) >= 0
 
+    def split(self) -> tuple[Block, ...]:
+        """Return the block cut in two at the line end nearest after its middle (or whole)."""
+        middle = self.data.find(b"\n", (self.start + self.end) // 2, self.end - 1)
+        if middle < 0:
+            return (self,)
+        return Block(self.data, self.start, middle + 1), Block(self.data, middle + 1, self.end)
+
     def copy(self) -> bytes:
         """Return the block's bytes as a new object."""
         return self.data[self.start : self.end]
@@ -116,6 +124,14 @@ class Matcher:
     def __init__(self, signatures: Iterable[Signature], database: Any = None) -> None:
         self.signatures = tuple(signatures)
         self.database = database if database is not None else block_database(self.signatures)
+        self.local = threading.local()
+
+    def scratch(self) -> Any:
+        """Return this thread's Hyperscan scratch space (one scan at a time may use each)."""
+        scratch = getattr(self.local, "scratch", None)
+        if scratch is None:
+            scratch = self.local.scratch = hyperscan.Scratch(self.database)
+        return scratch
 
     @property
     def compiled(self) -> tuple[Compiled, ...]:
@@ -140,7 +156,7 @@ class Matcher:
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
             candidates.setdefault(sig_index, end)
 
-        self.database.scan(block.view(), match_event_handler=on_match)
+        self.database.scan(block.view(), match_event_handler=on_match, scratch=self.scratch())
         return self.confirm(block, candidates)
 
     def confirm(self, block: Block, candidates: dict[int, int]) -> list[Hit]:

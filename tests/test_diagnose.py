@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.diagnose import diagnose
+from generator.diagnose import SPLIT_FROM, diagnose
 from generator.logread import Source, blocks
 from generator.match import Matcher
 from generator.pipeline import load_catalog
@@ -83,6 +83,17 @@ def test_line_numbers_count_newlines_across_blocks() -> None:
     source = Source("big.log", io.BytesIO(text.encode()))
     report = diagnose([source], MATCHER, CATALOG)
     assert report.findings[0].evidence[0].line == 5001
+
+
+def test_blocks_scanned_in_halves_keep_exact_line_numbers() -> None:
+    # Blocks of SPLIT_FROM bytes or more are cut in two for two scanning threads; a failure
+    # on each side of the cut keeps its exact line number, and the earlier one ranks first.
+    filler = [f"[rank0]: step {i} | loss 2.5 | lr 3.0e-04" for i in range(SPLIT_FROM // 20)]
+    lines = [*filler[:100], OOM, *filler[100:], "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    source = Source("split.log", io.BytesIO(("\n".join(lines) + "\n").encode()))
+    report = diagnose([source], MATCHER, CATALOG)
+    found = {finding.entry.id: finding.evidence[0].line for finding in report.findings}
+    assert found == {"cuda-out-of-memory": 101, "cuda-illegal-memory-access": len(lines)}
 
 
 def test_small_blocks_and_windows_keep_hits() -> None:
