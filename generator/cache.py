@@ -90,15 +90,15 @@ def write_cached(key: str, docs: list[SourceDoc], matcher: Matcher) -> None:
 
 def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalog, Matcher]:
     """Return (Loaded when validated now, catalog, matcher), from the cache when it is current."""
-    # Validation (and jsonschema) is imported only on a cache miss: start-up time matters here.
-    from generator.pipeline import load_catalog
-
     files = discover([entries])
     key = cache_key(files)
     cached = read_cached(key)
     if cached is not None:
         catalog, database = cached
         return None, catalog, Matcher(catalog.signatures, database)
+    # Validation (and jsonschema) is imported only on a cache miss: start-up time matters here.
+    from generator.pipeline import load_catalog
+
     docs: list[SourceDoc] = []
     loaded = load_catalog(files, root, keep=docs)
     matcher = Matcher(loaded.catalog.signatures)
