@@ -56,61 +56,69 @@ def cache_key(files: list[Path]) -> str:
     return digest.hexdigest()[:32]
 
 
-def read_cached(key: str) -> tuple[Catalog, Any] | None:
-    """Return the cached catalog and database for ``key``, or None."""
-    base = cache_dir() / key
+def read_records(key: str) -> Catalog | None:
+    """Return the cached catalog of validated records for ``key``, or None."""
     try:
-        docs = json.loads(base.with_suffix(".json").read_text(encoding="utf-8"))
-        database = load_database(base.with_suffix(".hs").read_bytes())
+        docs = json.loads((cache_dir() / key).with_suffix(".json").read_text(encoding="utf-8"))
+        return build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
     except CACHE_ERRORS:
         return None
-    catalog = build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
-    return catalog, database
 
 
-def load_database(raw: bytes) -> Any:
-    """Return a Hyperscan database read back from bytes, with its scratch space."""
+def read_database(key: str) -> Any:
+    """Return the cached Hyperscan database for ``key``, or None."""
     if hyperscan is None:
         return None
-    database = hyperscan.loadb(raw, hyperscan.HS_MODE_BLOCK)
-    database.scratch = hyperscan.Scratch(database)
+    try:
+        database = hyperscan.loadb((cache_dir() / key).with_suffix(".hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        database.scratch = hyperscan.Scratch(database)
+    except CACHE_ERRORS:
+        return None
     return database
 
 
-def write_cached(key: str, docs: list[SourceDoc], matcher: Matcher) -> None:
-    """Store the catalog's documents and the compiled database (best effort)."""
-    if matcher.database is None:
-        return
-    base = cache_dir() / key
-    payload = json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode()
-    files = {base.with_suffix(".json"): payload, base.with_suffix(".hs"): hyperscan.dumpb(matcher.database)}
-    with contextlib.suppress(OSError):  # a read-only home only costs the cache
-        write_atomically(files)
+def write_cache_file(key: str, suffix: str, payload: bytes) -> None:
+    """Store one cache file (best effort: a read-only home only costs the cache)."""
+    with contextlib.suppress(OSError):
+        write_atomically({(cache_dir() / key).with_suffix(suffix): payload})
 
 
-def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalog, Matcher]:
-    """Return (Loaded when validated now, catalog, matcher), from the cache when it is current."""
+def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Catalog]:
+    """Return (cache key, Loaded when validated now, catalog), from the cache when current."""
     files = discover([entries])
     key = cache_key(files)
-    cached = read_cached(key)
-    if cached is not None:
-        catalog, database = cached
-        return None, catalog, Matcher(catalog.signatures, database)
+    catalog = read_records(key)
+    if catalog is not None:
+        return key, None, catalog
     # Validation (and jsonschema) is imported only on a cache miss: start-up time matters here.
     from generator.pipeline import load_catalog
 
     docs: list[SourceDoc] = []
     loaded = load_catalog(files, root, keep=docs)
-    matcher = Matcher(loaded.catalog.signatures)
     if loaded.ok:
-        write_cached(key, docs, matcher)
-    return loaded, loaded.catalog, matcher
+        write_cache_file(key, ".json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
+    return key, loaded, loaded.catalog
+
+
+def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalog, Matcher]:
+    """Return (Loaded when validated now, catalog, matcher), from the cache when it is current.
+
+    The compiled database is cached beside the records, and only for valid records; a
+    build fills the records part and leaves the compilation to the first diagnosis.
+    """
+    key, loaded, catalog = validated_catalog(entries, root)
+    cached = read_database(key)
+    matcher = Matcher(catalog.signatures, cached)
+    if cached is None and matcher.database is not None and (loaded is None or loaded.ok):
+        write_cache_file(key, ".hs", hyperscan.dumpb(matcher.database))
+    return loaded, catalog, matcher
 
 
 def load_validated(entries: Path, root: Path) -> Loaded:
     """Return the validated catalog: from the cache when the records are unchanged since the
-    last clean validation (so a build after `failpedia validate` does not validate twice)."""
+    last clean validation (a rebuild, or the build MkDocs runs after `failpedia build`
+    validated, does not validate again)."""
     from generator.pipeline import Loaded
 
-    loaded, catalog, _ = load_for_diagnosis(entries, root)
+    _, loaded, catalog = validated_catalog(entries, root)
     return loaded if loaded is not None else Loaded(catalog, ())
