@@ -7,10 +7,13 @@ exporter reports the signature by id instead of shipping a pattern that means so
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 META_OUTSIDE = set(".[]()*+?{}|^$\\")
+# Characters that tokenize reads as literals with no look-ahead (everything else branches).
+PLAIN_RUN = re.compile(r"[^\\\[({.$)|*+?]+")
 NAMED = set("dDsSwW")
 
 
@@ -18,8 +21,7 @@ class Untranslatable(ValueError):
     """The pattern has no exact equivalent in the target syntax."""
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One piece of a pattern: kind is lit, any, named, bound, class, op, group or end."""
 
     kind: str
@@ -65,6 +67,11 @@ def tokenize(pattern: str) -> list[Token]:
     tokens = []
     index = 0
     while index < len(pattern):
+        plain = PLAIN_RUN.match(pattern, index)
+        if plain:  # ordinary characters: one literal token each, without the branches below
+            tokens.extend([Token("lit", char) for char in plain.group()])
+            index = plain.end()
+            continue
         char = pattern[index]
         if char == "[":
             token, index = read_class(pattern, index)
