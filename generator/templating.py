@@ -74,6 +74,7 @@ def environment() -> jinja2.Environment:
     """Return the Jinja environment; record text only ever arrives as variables."""
     env = RecordEnvironment(
         loader=jinja2.PackageLoader("generator", "templates"),
+        auto_reload=False,  # templates are package files: no stat() per page to see if they changed
         autoescape=False,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
