@@ -4,7 +4,10 @@ Prints microseconds per record at 1,000 and 10,000 synthetic records (4 KB each)
 ratio of `failpedia build` on 1,000 records to a plain `mkdocs build` of the same pages
 written to disk as Markdown (same theme, same navigation), both measured in this run: once
 with an empty cache and then warm. Each figure is the fastest of N runs
-(`python bench/build.py [N]`, default 3). Not a test: nothing asserts on time.
+(`python bench/build.py [N]`, default 3). The per-record total is also given against a
+bare `yaml.load` with libyaml of the same records, timed in the same run, which keeps the
+figure comparable when the machine's neighbours slow everything down. Not a test: nothing
+asserts on time.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from generator.render import render_site  # noqa: E402
 from generator.validate import check_catalog, check_document  # noqa: E402
 
 CATEGORIES = ("communication", "memory", "hardware", "numerical", "launcher")
+# The foundation issue measured PyYAML's CSafeLoader at 0.36 ms per 4 KB record on its machine.
+ISSUE_REFERENCE_US = 360.0
 
 
 def record(n: int) -> str:
@@ -136,7 +141,18 @@ def per_record_us(count: int, repeats: int) -> dict[str, float]:
     ]
     runs = [stage_times(texts) for _ in range(repeats)]
     scale = 1e6 / count
-    return {name: min(run[i] for run in runs) * scale for i, name in enumerate(("load", "validate", "render"))}
+    times = {name: min(run[i] for run in runs) * scale for i, name in enumerate(("load", "validate", "render"))}
+    times["reference"] = min(reference_load(texts) for _ in range(repeats)) * scale
+    return times
+
+
+def reference_load(texts: list[tuple[str, bytes]]) -> float:
+    """Return the seconds PyYAML's libyaml loader alone takes for ``texts`` (the reference)."""
+    with paused_gc():
+        start = time.perf_counter()
+        for _, raw in texts:
+            yaml.load(raw, Loader=yaml.CSafeLoader)
+        return time.perf_counter() - start
 
 
 def write_project(base: Path, count: int) -> None:
@@ -204,9 +220,15 @@ def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     for count in (1_000, 10_000):
         us = per_record_us(count, repeats)
+        reference = us.pop("reference")
         total = sum(us.values())
         parts = "  ".join(f"{k} {v:7.1f}" for k, v in us.items())
         print(f"{count:>6} records: {parts}  total {total:7.1f} us/record (fastest of {repeats})")
+        print(
+            f"        reference: a bare yaml.load (CSafeLoader) of the same records {reference:6.1f} us/record; "
+            f"the total is {total / reference:.2f}x that, {total / reference * ISSUE_REFERENCE_US / 1000:.2f} ms "
+            f"on a machine where it takes {ISSUE_REFERENCE_US:.0f} us"
+        )
     cold, warm, bare = build_times(1_000, repeats)
     print(
         f"1000 records: plain mkdocs build {min(bare):.2f} s; failpedia build {min(warm):.2f} s "
