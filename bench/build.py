@@ -139,11 +139,10 @@ def per_record_us(count: int, repeats: int) -> dict[str, float]:
         (f"entries/{CATEGORIES[n % len(CATEGORIES)]}/synthetic-failure-{n:05d}.yaml", record(n).encode())
         for n in range(count)
     ]
-    runs = [stage_times(texts) for _ in range(repeats)]
+    runs = [(*stage_times(texts), reference_load(texts)) for _ in range(repeats)]  # interleaved
     scale = 1e6 / count
-    times = {name: min(run[i] for run in runs) * scale for i, name in enumerate(("load", "validate", "render"))}
-    times["reference"] = min(reference_load(texts) for _ in range(repeats)) * scale
-    return times
+    names = ("load", "validate", "render", "reference")
+    return {name: min(run[i] for run in runs) * scale for i, name in enumerate(names)}
 
 
 def reference_load(texts: list[tuple[str, bytes]]) -> float:
