@@ -56,13 +56,45 @@ def cache_key(files: list[Path]) -> str:
     return digest.hexdigest()[:32]
 
 
+# Catalogs already read in this process, by key: `failpedia build` validates and then runs
+# MkDocs in the same process, whose plugin asks for the same records.
+READ: dict[str, Catalog] = {}
+
+
 def read_records(key: str) -> Catalog | None:
     """Return the cached catalog of validated records for ``key``, or None."""
+    if key in READ:
+        return READ[key]
     try:
         docs = json.loads((cache_dir() / key).with_suffix(".json").read_text(encoding="utf-8"))
-        return build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
+        catalog = build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
     except CACHE_ERRORS:
         return None
+    remember(key, catalog)
+    return catalog
+
+
+def remember(key: str, catalog: Catalog) -> None:
+    """Keep the latest catalog for this process (a serve session rebuilds many times)."""
+    READ.clear()
+    READ[key] = catalog
+
+
+def read_mapping(name: str) -> dict[str, str]:
+    """Return a cached string-to-string mapping (empty when missing or damaged)."""
+    try:
+        data = json.loads((cache_dir() / name).read_text(encoding="utf-8"))
+    except CACHE_ERRORS:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {key: value for key, value in data.items() if isinstance(key, str) and isinstance(value, str)}
+
+
+def write_mapping(name: str, data: dict[str, str]) -> None:
+    """Store a string-to-string mapping (best effort)."""
+    with contextlib.suppress(OSError):
+        write_atomically({cache_dir() / name: json.dumps(data, sort_keys=True).encode()})
 
 
 def read_database(key: str) -> Any:
@@ -97,6 +129,7 @@ def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Ca
     loaded = load_catalog(files, root, keep=docs)
     if loaded.ok:
         write_cache_file(key, ".json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
+        remember(key, loaded.catalog)
     return key, loaded, loaded.catalog
 
 

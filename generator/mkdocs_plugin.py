@@ -19,12 +19,12 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from generator.cache import load_validated
+from generator.cache import load_validated, read_mapping, write_mapping
 from generator.errors import has_errors
 from generator.hubs import Hub, load_hubs
 from generator.pipeline import Loaded, paused_gc
 from generator.render import categories, category_path, render_site
-from generator.sanitize import UnknownInlineScript, sanitize, with_csp
+from generator.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
 from generator.sitefiles import site_files
 from generator.templating import SiteOptions
 
@@ -56,6 +56,9 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         self.loaded: Loaded | None = None
         self.hubs: list[Hub] = []
         self.generated: set[str] = set()
+        # Sanitised page bodies by content hash: from the last build, and from this one.
+        self.sanitized_before: dict[str, str] = {}
+        self.sanitized_now: dict[str, str] = {}
 
     def entries_dir(self, config: Any) -> Path:
         """Return the records directory, relative to mkdocs.yml."""
@@ -94,10 +97,16 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         return Files(kept + generated)
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
-        """Sanitise the HTML of generated pages."""
-        if page.file.src_uri in self.generated:
-            return sanitize(html)
-        return html
+        """Sanitise the HTML of generated pages (a body unchanged since the last build is
+        taken from the cache, which is keyed by the body and by the sanitiser's settings)."""
+        if page.file.src_uri not in self.generated:
+            return html
+        key = content_key(html)
+        clean = self.sanitized_before.get(key)
+        if clean is None:
+            clean = sanitize(html)
+        self.sanitized_now[key] = clean
+        return clean
 
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         """Open every page's <head> with a Content-Security-Policy; refuse inline scripts in content."""
@@ -105,6 +114,15 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
             return with_csp(output)
         except UnknownInlineScript as exc:
             raise PluginError(f"{page.file.src_uri}: {exc}") from exc
+
+    def on_pre_build(self, config: Any) -> None:
+        """Read the sanitised bodies the last build kept."""
+        self.sanitized_before = read_mapping(sanitized_cache_name())
+        self.sanitized_now = {}
+
+    def on_post_build(self, config: Any) -> None:
+        """Keep this build's sanitised bodies (only these: the cache does not grow)."""
+        write_mapping(sanitized_cache_name(), self.sanitized_now)
 
     def on_post_template(self, output_content: str, template_name: str, config: Any) -> str:
         """Give the theme's own HTML pages (404.html) the same policy."""
@@ -116,6 +134,11 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         for path in existing(self.hubs_dir(config)):
             server.watch(str(path))
         return server
+
+
+def sanitized_cache_name() -> str:
+    """Return the cache file of sanitised bodies for the current sanitiser settings."""
+    return f"sanitized-{sanitizer_fingerprint()}.json"
 
 
 def existing(path: Path) -> list[Path]:

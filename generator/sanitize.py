@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import re
 from functools import cache
+from importlib import metadata
+from typing import Any
 
 import nh3
 
@@ -68,16 +71,33 @@ ATTRIBUTES = {
 }
 
 
+OPTIONS: dict[str, Any] = {
+    "tags": set(TAGS),
+    "attributes": {tag: set(names) for tag, names in ATTRIBUTES.items()},
+    "url_schemes": {"http", "https"},
+    "link_rel": "noopener noreferrer",
+    "strip_comments": True,
+}
+
+
 @cache
 def cleaner() -> nh3.Cleaner:
     """Return the allowlist sanitiser, built once (building it per page costs as much as a page)."""
-    return nh3.Cleaner(
-        tags=set(TAGS),
-        attributes={tag: set(names) for tag, names in ATTRIBUTES.items()},
-        url_schemes={"http", "https"},
-        link_rel="noopener noreferrer",
-        strip_comments=True,
-    )
+    return nh3.Cleaner(**OPTIONS)
+
+
+@cache
+def sanitizer_fingerprint() -> str:
+    """Return a digest of what decides the sanitiser's output: nh3's version and the allowlist."""
+    options = {key: sorted(value) if isinstance(value, set) else value for key, value in OPTIONS.items()}
+    options["attributes"] = {tag: sorted(names) for tag, names in OPTIONS["attributes"].items()}
+    described = json.dumps([metadata.version("nh3"), options], sort_keys=True)
+    return hashlib.sha256(described.encode()).hexdigest()[:16]
+
+
+def content_key(html: str) -> str:
+    """Return the key under which the sanitised form of ``html`` is remembered."""
+    return hashlib.sha256(html.encode("utf-8")).hexdigest()
 
 
 def sanitize(html: str) -> str:

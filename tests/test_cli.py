@@ -17,8 +17,12 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
-def run(*args: str, cwd: Path = ROOT, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, cwd: Path = ROOT, stdin: str | None = None, cache: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "NO_COLOR": "1"}
+    if cache is not None:
+        env["FAILPEDIA_CACHE_DIR"] = str(cache)
     return subprocess.run(
         [sys.executable, "-m", "generator", *args], cwd=cwd, capture_output=True, text=True, input=stdin, env=env
     )
@@ -144,6 +148,21 @@ def test_two_builds_are_byte_identical(workspace: Path) -> None:
     assert Path("sitemap.xml") in one and Path("api/v1/signatures.json") in one
     assert one.keys() == two.keys()
     assert [path for path in one if one[path] != two[path]] == []
+
+
+def test_sanitised_bodies_from_the_cache_give_the_same_site(workspace: Path) -> None:
+    cache = workspace / "cache"
+    for name in ("fresh", "cached"):
+        result = run("build", "--site-dir", name, cwd=workspace, cache=cache)
+        assert result.returncode == 0, result.stderr
+    (kept,) = cache.glob("sanitized-*.json")
+    bodies = json.loads(kept.read_text(encoding="utf-8"))
+    assert len(bodies) >= 2 and all("<script" not in body for body in bodies.values())
+    assert site_bytes(workspace / "fresh") == site_bytes(workspace / "cached")
+
+
+def site_bytes(site: Path) -> dict[Path, bytes]:
+    return {path.relative_to(site): path.read_bytes() for path in site.rglob("*") if path.is_file()}
 
 
 def test_a_killed_build_leaves_the_previous_site(workspace: Path) -> None:
