@@ -277,7 +277,7 @@ def key_text(pattern: str) -> str:
         if depth == 0 and token.kind == "lit" and not optional(after):
             current.append(token.value)
             continue
-        if token.kind == "op" and (token.value == "+" or token.value.startswith("{")):
+        if token.kind == "op" and (token.value == "+" or token.value.startswith("{")) and not optional(token):
             continue  # a required repetition of the character before keeps the run going
         runs.append("".join(current).strip())
         current = []
