@@ -66,7 +66,7 @@ def read_records(key: str) -> Catalog | None:
     if key in READ:
         return READ[key]
     try:
-        docs = json.loads((cache_dir() / key).with_suffix(".json").read_text(encoding="utf-8"))
+        docs = json.loads((cache_dir() / f"{key}.json").read_text(encoding="utf-8"))
         catalog = build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
     except CACHE_ERRORS:
         return None
@@ -93,8 +93,7 @@ def read_mapping(name: str) -> dict[str, str]:
 
 def write_mapping(name: str, data: dict[str, str]) -> None:
     """Store a string-to-string mapping (best effort)."""
-    with contextlib.suppress(OSError):
-        write_atomically({cache_dir() / name: json.dumps(data, sort_keys=True).encode()})
+    write_cache_file(name, json.dumps(data, sort_keys=True).encode())
 
 
 def read_database(key: str) -> Any:
@@ -102,17 +101,15 @@ def read_database(key: str) -> Any:
     if hyperscan is None:
         return None
     try:
-        database = hyperscan.loadb((cache_dir() / key).with_suffix(".hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
-        database.scratch = hyperscan.Scratch(database)
+        return hyperscan.loadb((cache_dir() / f"{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
     except CACHE_ERRORS:
         return None
-    return database
 
 
-def write_cache_file(key: str, suffix: str, payload: bytes) -> None:
+def write_cache_file(name: str, payload: bytes) -> None:
     """Store one cache file (best effort: a read-only home only costs the cache)."""
     with contextlib.suppress(OSError):
-        write_atomically({(cache_dir() / key).with_suffix(suffix): payload})
+        write_atomically({cache_dir() / name: payload})
 
 
 def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Catalog]:
@@ -128,7 +125,7 @@ def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Ca
     docs: list[SourceDoc] = []
     loaded = load_catalog(files, root, keep=docs)
     if loaded.ok:
-        write_cache_file(key, ".json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
+        write_cache_file(f"{key}.json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
         remember(key, loaded.catalog)
     return key, loaded, loaded.catalog
 
@@ -143,7 +140,7 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
     cached = read_database(key)
     matcher = Matcher(catalog.signatures, cached)
     if cached is None and matcher.database is not None and (loaded is None or loaded.ok):
-        write_cache_file(key, ".hs", hyperscan.dumpb(matcher.database))
+        write_cache_file(f"{key}.hs", hyperscan.dumpb(matcher.database))
     return loaded, catalog, matcher
 
 

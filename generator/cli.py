@@ -105,19 +105,6 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(issues) else EXIT_OK
 
 
-def mkdocs_command(*words: str) -> list[str]:
-    """Return the command line that runs MkDocs with this interpreter."""
-    return [sys.executable, "-m", "mkdocs", *words]
-
-
-def mkdocs_env() -> dict[str, str]:
-    """Return the environment for MkDocs: reproducible, without the theme's banner."""
-    env = dict(os.environ)
-    env.setdefault("NO_MKDOCS_2_WARNING", "1")
-    env.setdefault("SOURCE_DATE_EPOCH", "0")
-    return env
-
-
 def cmd_build(args: argparse.Namespace) -> int:
     """Build the site elsewhere, then swap it into place only when the build succeeded."""
     from generator.cache import load_validated
@@ -161,8 +148,10 @@ def swap_in(staging: Path, target: Path) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the site with live reload."""
-    command = mkdocs_command("serve", "--dev-addr", args.dev_addr)
-    return subprocess.run(command, check=False, env=mkdocs_env()).returncode
+    from generator.mkdocs_plugin import MKDOCS_ENVIRONMENT
+
+    command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr]
+    return subprocess.run(command, check=False, env={**MKDOCS_ENVIRONMENT, **os.environ}).returncode
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -268,12 +268,8 @@ class Builder:
             return ""
         top = self.stack[-1]
         if type(top.value) is list:
-            return f"{top.pointer}/{len(top.value)}"
-        key = top.key
-        if key is None:
-            return top.pointer
-        # Keys rarely hold the two characters a pointer escapes.
-        return child_pointer(top.pointer, key) if "~" in key or "/" in key else f"{top.pointer}/{key}"
+            return child_pointer(top.pointer, len(top.value))
+        return child_pointer(top.pointer, top.key) if top.key is not None else top.pointer
 
     def check_node(self, event: Any, mark: tuple[int, int]) -> bool:
         """Count a node and refuse anchors, tags and excess; return False to skip it."""

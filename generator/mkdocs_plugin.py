@@ -146,14 +146,18 @@ def existing(path: Path) -> list[Path]:
     return [path] if path.exists() else []
 
 
+# Defaults for MkDocs runs: reproducible dates, without the theme's banner about MkDocs 2.
+MKDOCS_ENVIRONMENT = {"NO_MKDOCS_2_WARNING": "1", "SOURCE_DATE_EPOCH": "0"}
+
+
 def build_site(site_dir: Path) -> str | None:
     """Run ``mkdocs build --strict`` on ./mkdocs.yml in this process, into ``site_dir``.
 
     Returns None on success, or the reason the build stopped (its warnings and errors have
     already gone to stderr, as MkDocs' own command prints them).
     """
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
-    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    for name, value in MKDOCS_ENVIRONMENT.items():
+        os.environ.setdefault(name, value)
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("%(levelname)s - %(message)s"))
     logger = logging.getLogger("mkdocs")

@@ -89,9 +89,7 @@ def cleaner() -> nh3.Cleaner:
 @cache
 def sanitizer_fingerprint() -> str:
     """Return a digest of what decides the sanitiser's output: nh3's version and the allowlist."""
-    options = {key: sorted(value) if isinstance(value, set) else value for key, value in OPTIONS.items()}
-    options["attributes"] = {tag: sorted(names) for tag, names in OPTIONS["attributes"].items()}
-    described = json.dumps([metadata.version("nh3"), options], sort_keys=True)
+    described = json.dumps([metadata.version("nh3"), OPTIONS], sort_keys=True, default=sorted)
     return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 
