@@ -38,6 +38,7 @@ DUPLICATE_KEY = "\x00duplicate"
 # First characters of every plain scalar that resolves to something other than a string.
 MAYBE_SPECIAL = frozenset("~nNtTfF+-.0123456789")
 BOOLS = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+Token = str | int | None  # where a node sits in its parent: a key, an index, or None for the parent
 
 
 @dataclass
@@ -136,7 +137,7 @@ def load_text(path: str, raw: bytes) -> SourceDoc:
     if text is None:
         return doc
     try:
-        Builder(doc, check_text=BAD_CHAR_RE.search(text) is not None).run(PARSER(text))
+        Reader(doc, PARSER(text), check_text=BAD_CHAR_RE.search(text) is not None).run()
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -192,188 +193,175 @@ def load_file(path: Path, display: str | None = None) -> SourceDoc:
     return load_text(name, raw)
 
 
-class Frame:
-    """A mapping or sequence being built, with the positions of its children."""
-
-    __slots__ = ("key", "keys", "marks", "pointer", "value")
-
-    def __init__(self, value: dict[str, Any] | list[Any], pointer: str, doc: SourceDoc) -> None:
-        self.value = value
-        self.pointer = pointer
-        self.key: str | None = None
-        self.marks: dict[Any, tuple[int, int]] = doc.value_marks.setdefault(pointer, {})
-        self.keys: dict[Any, tuple[int, int]] = doc.key_marks.setdefault(pointer, {})
+OPENERS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+CLOSERS = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
-class Builder:
-    """Turns a libyaml event stream into plain data and node positions."""
+class Reader:
+    """Turns a libyaml event stream into plain data and node positions.
 
-    def __init__(self, doc: SourceDoc, check_text: bool = True) -> None:
+    A recursive descent: each container reads its own children, so a child needs no stack
+    frame and a scalar's pointer is only formatted when something is wrong with it.
+    """
+
+    def __init__(self, doc: SourceDoc, parser: Any, check_text: bool = True) -> None:
         self.doc = doc
+        self.parser = parser
+        self.next_event = parser.get_event  # read directly: a generator costs a call per event
         self.check_text = check_text  # False when the whole file has no control character
-        self.stack: list[Frame] = []
         self.nodes = 0
-        self.documents = 0
-        self.skip = 0  # depth of a refused subtree being skipped
-        self.skip_mark = (0, 0)
-        self.handlers: dict[type, Any] = {
-            yaml.ScalarEvent: self.scalar,
-            yaml.MappingStartEvent: self.open,
-            yaml.SequenceStartEvent: self.open,
-            yaml.MappingEndEvent: self.close,
-            yaml.SequenceEndEvent: self.close,
-            yaml.AliasEvent: self.alias,
-            yaml.DocumentStartEvent: self.document,
-        }
+        self.depth = 0
 
-    def run(self, parser: Any) -> None:
-        """Consume every event of ``parser`` (read directly: a generator costs a call per event)."""
-        handlers = self.handlers
-        next_event = parser.get_event
+    def run(self) -> None:
+        """Read every document of the stream; the last one's root is the data."""
+        documents = 0
         try:
-            while parser.check_event():
-                handler = handlers.get(type(event := next_event()))
-                if handler is not None:
-                    handler(event)
+            while (event := self.next_event()) is not None:
+                kind = type(event)
+                if kind is yaml.DocumentStartEvent:
+                    documents += 1
+                    if documents > 1:
+                        self.doc.problem(mark(event), "", "yaml.multiple-documents", "a record file holds one document")
+                elif kind is yaml.ScalarEvent or kind is yaml.AliasEvent or kind in OPENERS:
+                    self.doc.root_mark = where = mark(event)
+                    self.doc.data = self.value(event, where, "", None)
         finally:
-            parser.dispose()
+            self.parser.dispose()
 
-    @staticmethod
-    def mark(event: Any) -> tuple[int, int]:
-        """Return the 1-based (line, col) where an event starts."""
-        start = event.start_mark
-        return (start.line + 1, start.column + 1)
+    def value(self, event: Any, where: tuple[int, int], parent: str, token: Token) -> Any:
+        """Return the value of the node that starts with ``event`` (None when refused)."""
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            return self.scalar(event, where, parent, token)
+        if kind is yaml.AliasEvent:
+            self.refuse(where, parent, token, "yaml.alias", "aliases are not allowed in records")
+            return None
+        if self.depth >= MAX_DEPTH:
+            self.refuse(where, parent, token, "yaml.too-deep", f"nesting deeper than {MAX_DEPTH} levels")
+            self.skip()
+            return None
+        if not self.check_node(event, where, parent, token):
+            self.skip()
+            return None
+        pointer = parent if token is None else child_pointer(parent, token)
+        self.depth += 1
+        data = self.mapping(pointer) if kind is yaml.MappingStartEvent else self.sequence(pointer)
+        self.depth -= 1
+        return data
 
-    def document(self, event: Any) -> None:
-        """Count documents: a record file holds one."""
-        self.documents += 1
-        if self.documents > 1:
-            self.doc.problem(self.mark(event), "", "yaml.multiple-documents", "a record file holds one document")
+    def mapping(self, pointer: str) -> dict[str, Any]:
+        """Read a mapping's entries up to its end event."""
+        data: dict[str, Any] = {}
+        marks = self.doc.value_marks.setdefault(pointer, {})
+        keys = self.doc.key_marks.setdefault(pointer, {})
+        next_event = self.next_event
+        while type(event := next_event()) is not yaml.MappingEndEvent:
+            key_mark = mark(event)
+            key = self.key(event, key_mark, pointer, data)
+            kept = key is not COMPLEX_KEY and key is not DUPLICATE_KEY
+            if kept:
+                keys[key] = key_mark
+            event = next_event()
+            where = mark(event)
+            if kept:
+                marks[key] = where
+            if type(event) is yaml.ScalarEvent:
+                item = self.scalar(event, where, pointer, key)
+            else:
+                item = self.value(event, where, pointer, key)
+            if kept:
+                data[key] = item
+        return data
 
-    def alias(self, event: Any) -> None:
-        """Refuse an alias, placing nothing in its stead."""
-        if self.skip:
-            return
-        mark = self.mark(event)
-        self.refuse(mark, "yaml.alias", "aliases are not allowed in records")
-        self.place(None, mark)
+    def sequence(self, pointer: str) -> list[Any]:
+        """Read a sequence's items up to its end event."""
+        data: list[Any] = []
+        marks = self.doc.value_marks.setdefault(pointer, {})
+        next_event = self.next_event
+        while type(event := next_event()) is not yaml.SequenceEndEvent:
+            index = len(data)
+            marks[index] = where = mark(event)
+            if type(event) is yaml.ScalarEvent:
+                data.append(self.scalar(event, where, pointer, index))
+            else:
+                data.append(self.value(event, where, pointer, index))
+        return data
 
-    def refuse(self, mark: tuple[int, int], code: str, message: str) -> None:
-        """Record a problem at the pointer being built."""
-        self.doc.problem(mark, self.pointer_here(), code, message)
+    def key(self, event: Any, where: tuple[int, int], pointer: str, data: dict[str, Any]) -> str:
+        """Return a mapping key, refusing duplicates and anything but a plain string."""
+        if type(event) is not yaml.ScalarEvent:
+            if type(event) is yaml.AliasEvent:
+                self.refuse(where, pointer, None, "yaml.alias", "aliases are not allowed in records")
+            else:
+                self.check_node(event, where, pointer, None)
+                self.refuse(where, pointer, None, "yaml.key-type", "keys must be plain strings")
+                self.skip()
+            return COMPLEX_KEY
+        key = self.scalar(event, where, pointer, None, keep=True)
+        if not isinstance(key, str):
+            self.doc.problem(where, pointer, "yaml.key-type", f"key {key!r} is not a string")
+            key = str(key)
+        if key in data:
+            self.doc.problem(where, child_pointer(pointer, key), "yaml.duplicate-key", f"duplicate key {key!r}")
+            return DUPLICATE_KEY
+        return key
 
-    def pointer_here(self) -> str:
-        """Return the pointer of the node about to be placed."""
-        if not self.stack:
-            return ""
-        top = self.stack[-1]
-        if type(top.value) is list:
-            return child_pointer(top.pointer, len(top.value))
-        return child_pointer(top.pointer, top.key) if top.key is not None else top.pointer
-
-    def check_node(self, event: Any, mark: tuple[int, int]) -> bool:
-        """Count a node and refuse anchors, tags and excess; return False to skip it."""
-        self.nodes += 1
-        if self.nodes > MAX_NODES:
-            if self.nodes == MAX_NODES + 1:
-                self.refuse(mark, "yaml.too-many-nodes", f"more than {MAX_NODES} nodes")
-            return False
-        if event.anchor is not None:
-            self.refuse(mark, "yaml.anchor", "anchors are not allowed in records")
-        if event.tag is not None and not is_implicit(event):
-            self.refuse(mark, "yaml.tag", f"explicit tag {event.tag!r} is not allowed")
-            return False
-        return True
-
-    def open(self, event: Any) -> None:
-        """Start a mapping or sequence."""
-        mark = self.mark(event)
-        if self.skip or len(self.stack) >= MAX_DEPTH or not self.check_node(event, mark):
-            if not self.skip and len(self.stack) >= MAX_DEPTH:
-                self.refuse(mark, "yaml.too-deep", f"nesting deeper than {MAX_DEPTH} levels")
-            if not self.skip:
-                self.skip_mark = mark
-            self.skip += 1
-            return
-        top = self.stack[-1] if self.stack else None
-        if top is not None and isinstance(top.value, dict) and top.key is None:
-            self.refuse(mark, "yaml.key-type", "keys must be plain strings")
-            top.key = COMPLEX_KEY
-            self.skip_mark = mark
-            self.skip += 1
-            return
-        value: dict[str, Any] | list[Any] = {} if type(event) is yaml.MappingStartEvent else []
-        pointer = self.pointer_here()
-        self.place(value, mark)
-        self.stack.append(Frame(value, pointer, self.doc))
-
-    def close(self, event: Any = None) -> None:
-        """End the innermost mapping or sequence."""
-        if self.skip:
-            self.skip -= 1
-            if self.skip == 0 and not (self.stack and self.stack[-1].key == COMPLEX_KEY):
-                self.place(None, self.skip_mark)
-            return
-        self.stack.pop()
-
-    def scalar(self, event: Any) -> None:
-        """Place a scalar as a value or a key."""
-        if self.skip:
-            return
-        start = event.start_mark
-        mark = (start.line + 1, start.column + 1)
-        ok = True
-        if event.anchor is not None or event.tag is not None or self.nodes >= MAX_NODES:
-            ok = self.check_node(event, mark)
-        else:
+    def scalar(self, event: Any, where: tuple[int, int], parent: str, token: Token, keep: bool = False) -> Any:
+        """Return a scalar's value (None when refused, unless ``keep``: keys are kept)."""
+        if event.anchor is None and event.tag is None and self.nodes < MAX_NODES:
             self.nodes += 1
+        elif not self.check_node(event, where, parent, token) and not keep:
+            return None
         text = event.value
         # Only a double-quoted scalar can hold a character its source does not (an escape).
         if (self.check_text or event.style == '"') and BAD_CHAR_RE.search(text):
-            self.bad_text(text, mark)
-        value = resolve_plain(text) if not event.style and event.implicit[0] else text
-        top = self.stack[-1] if self.stack else None
-        if top is not None and top.key is None and type(top.value) is dict:
-            self.take_key(top, value, mark)
-            return
-        self.place(value if ok else None, mark)
+            self.bad_text(text, where, parent, token)
+        return resolve_plain(text) if not event.style and event.implicit[0] else text
 
-    def bad_text(self, text: str, mark: tuple[int, int]) -> None:
+    def check_node(self, event: Any, where: tuple[int, int], parent: str, token: Token) -> bool:
+        """Count a node and refuse anchors, tags and excess; return False to drop it."""
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            if self.nodes == MAX_NODES + 1:
+                self.refuse(where, parent, token, "yaml.too-many-nodes", f"more than {MAX_NODES} nodes")
+            return False
+        if event.anchor is not None:
+            self.refuse(where, parent, token, "yaml.anchor", "anchors are not allowed in records")
+        if event.tag is not None and not is_implicit(event):
+            self.refuse(where, parent, token, "yaml.tag", f"explicit tag {event.tag!r} is not allowed")
+            return False
+        return True
+
+    def bad_text(self, text: str, where: tuple[int, int], parent: str, token: Token) -> None:
         """Refuse control and bidi characters (they hide or reorder text)."""
         char = BAD_CHAR_RE.search(text)
         assert char is not None
         message = f"control or bidi character U+{ord(char.group()):04X} is not allowed"
-        self.refuse(mark, "text.control-char", message)
+        self.refuse(where, parent, token, "text.control-char", message)
 
-    def take_key(self, top: Frame, key: Any, mark: tuple[int, int]) -> None:
-        """Accept a mapping key, refusing duplicates and non-strings."""
-        if not isinstance(key, str):
-            self.doc.problem(mark, top.pointer, "yaml.key-type", f"key {key!r} is not a string")
-            key = str(key)
-        if key in top.value:
-            self.doc.problem(mark, child_pointer(top.pointer, key), "yaml.duplicate-key", f"duplicate key {key!r}")
-            key = DUPLICATE_KEY
-        top.key = key
-        top.keys.setdefault(key, mark)
+    def refuse(self, where: tuple[int, int], parent: str, token: Token, code: str, message: str) -> None:
+        """Record a problem at the node ``token`` of ``parent`` (``parent`` itself for None)."""
+        pointer = parent if token is None or token is COMPLEX_KEY else child_pointer(parent, token)
+        self.doc.problem(where, pointer, code, message)
 
-    def place(self, value: Any, mark: tuple[int, int]) -> None:
-        """Put a finished value into its parent (or make it the document)."""
-        if not self.stack:
-            self.doc.data = value
-            self.doc.root_mark = mark
-            return
-        top = self.stack[-1]
-        container = top.value
-        if type(container) is list:
-            top.marks[len(container)] = mark
-            container.append(value)
-            return
-        key = top.key if top.key is not None else COMPLEX_KEY
-        top.key = None
-        if key in (COMPLEX_KEY, DUPLICATE_KEY):
-            return
-        top.marks[key] = mark
-        container[key] = value  # type: ignore[call-overload]
+    def skip(self) -> None:
+        """Consume the rest of a refused container, whatever it holds."""
+        depth = 1
+        while depth:
+            event = self.next_event()
+            if event is None:  # the stream ended (the parser reports why)
+                return
+            kind = type(event)
+            if kind in OPENERS:
+                depth += 1
+            elif kind in CLOSERS:
+                depth -= 1
+
+
+def mark(event: Any) -> tuple[int, int]:
+    """Return the 1-based (line, col) where an event starts."""
+    start = event.start_mark
+    return (start.line + 1, start.column + 1)
 
 
 def is_implicit(event: Any) -> bool:
