@@ -1,14 +1,17 @@
-"""A cache of the validated records and the compiled Hyperscan database, for fast start-up.
+"""A cache of validated records, the compiled Hyperscan database and generated files.
 
 `failpedia diagnose` needs the records and every pattern compiled. Validating the YAML
 and compiling Hyperscan take most of a second, so the result is kept in the user's cache
-directory under a key made from the content of every record and schema file and the
-versions of the code. A cache that cannot be read or written is simply not used.
+directory under a key made from the content of every record and schema file and of the
+generator's own files. A build also keeps the files it generated (pages and API files)
+under a key that adds the hub files and the plugin's settings, so a rebuild of unchanged
+records renders nothing. A cache that cannot be read or written is simply not used.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -47,13 +50,54 @@ def cache_dir() -> Path:
     return Path(base) / "failpedia"
 
 
-def cache_key(files: list[Path]) -> str:
-    """Return a key that changes when any record, schema or code version changes."""
+@functools.cache
+def code_digest() -> str:
+    """Return a digest of the generator's own files: an edited check or template is a new key."""
     digest = hashlib.sha256(f"{__version__}|{getattr(hyperscan, '__version__', 'none')}".encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def cache_key(files: list[Path]) -> str:
+    """Return a key that changes when any record, schema or the code changes."""
+    digest = hashlib.sha256(code_digest().encode())
     for path in [*files, *sorted(SCHEMA_DIR.glob("*.json"))]:
         digest.update(str(path).encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()[:32]
+
+
+def outputs_key(records_key: str, inputs: list[Path], settings: str) -> str:
+    """Return the key of generated files: the records, other input files and settings."""
+    digest = hashlib.sha256(f"{records_key}|{settings}".encode())
+    for path in inputs:
+        digest.update(str(path).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def read_outputs(key: str) -> dict[str, str] | None:
+    """Return the files the last build generated, by path, when it had the same ``key``."""
+    try:
+        files = json.loads((cache_dir() / f"outputs-{key}.json").read_text(encoding="utf-8"))
+    except CACHE_ERRORS:
+        return None
+    if not isinstance(files, dict) or not all(isinstance(text, str) for text in files.values()):
+        return None
+    return files
+
+
+def write_outputs(key: str, files: dict[str, str]) -> None:
+    """Keep the generated files of this build only (older ones are removed)."""
+    for old in cache_dir().glob("outputs-*.json"):
+        if old.name != f"outputs-{key}.json":
+            with contextlib.suppress(OSError):
+                old.unlink()
+    write_cache_file(f"outputs-{key}.json", json.dumps(files, ensure_ascii=False).encode())
 
 
 # Catalogs already read in this process, by key: `failpedia build` validates and then runs
@@ -144,11 +188,11 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
     return loaded, catalog, matcher
 
 
-def load_validated(entries: Path, root: Path) -> Loaded:
-    """Return the validated catalog: from the cache when the records are unchanged since the
-    last clean validation (a rebuild, or the build MkDocs runs after `failpedia build`
-    validated, does not validate again)."""
+def load_validated(entries: Path, root: Path) -> tuple[str, Loaded]:
+    """Return (cache key, validated catalog): from the cache when the records are unchanged
+    since the last clean validation (a rebuild, or the build MkDocs runs after
+    `failpedia build` validated, does not validate again)."""
     from generator.pipeline import Loaded
 
-    _, loaded, catalog = validated_catalog(entries, root)
-    return loaded if loaded is not None else Loaded(catalog, ())
+    key, loaded, catalog = validated_catalog(entries, root)
+    return key, loaded if loaded is not None else Loaded(catalog, ())

@@ -109,7 +109,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     """Build the site elsewhere, then swap it into place only when the build succeeded."""
     from generator.cache import load_validated
 
-    loaded = load_validated(Path(ENTRIES_DIR), Path.cwd()) if Path(ENTRIES_DIR).is_dir() else load_or_report()
+    loaded = load_validated(Path(ENTRIES_DIR), Path.cwd())[1] if Path(ENTRIES_DIR).is_dir() else load_or_report()
     if loaded is None:
         return EXIT_USAGE
     if not loaded.ok:

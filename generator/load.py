@@ -165,8 +165,8 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     """Return the record files named by ``paths`` (directories are searched), sorted."""
     found: set[Path] = set()
     for path in paths:
-        if path.is_dir():
-            found.update(p.resolve() for p in path.rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
+        if path.is_dir():  # resolved once: what is found under it is then absolute already
+            found.update(p for p in path.resolve().rglob("*") if p.suffix in (".yaml", ".yml") and p.is_file())
         else:
             found.add(path.resolve())
     return sorted(found)
@@ -174,10 +174,13 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 def display_path(path: Path, root: Path) -> str:
     """Return ``path`` relative to ``root`` when it is inside it, with forward slashes."""
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return os.fspath(path)
+    base = root.resolve()
+    if not path.is_relative_to(base):  # a relative or unresolved path: resolve it first
+        resolved = path.resolve()
+        if not resolved.is_relative_to(base):
+            return os.fspath(path)
+        path = resolved
+    return path.relative_to(base).as_posix()
 
 
 def load_file(path: Path, display: str | None = None) -> SourceDoc:

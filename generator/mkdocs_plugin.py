@@ -19,9 +19,10 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from generator.cache import load_validated, read_mapping, write_mapping
+from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
 from generator.errors import has_errors
 from generator.hubs import Hub, load_hubs
+from generator.load import discover
 from generator.pipeline import Loaded, paused_gc
 from generator.render import categories, category_path, render_site
 from generator.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
@@ -54,6 +55,7 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
+        self.records_key = ""
         self.hubs: list[Hub] = []
         self.generated: set[str] = set()
         # Sanitised page bodies by content hash: from the last build, and from this one.
@@ -71,7 +73,7 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
     def on_config(self, config: Any) -> Any:
         """Load and validate the records; stop the build on any error."""
         root = Path(config["config_file_path"]).resolve().parent
-        loaded = load_validated(self.entries_dir(config), root)
+        self.records_key, loaded = load_validated(self.entries_dir(config), root)
         hubs, hub_issues = load_hubs(existing(self.hubs_dir(config)), loaded.catalog, root)
         issues = [*loaded.issues, *hub_issues]
         if not loaded.ok or has_errors(hub_issues):
@@ -83,18 +85,29 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
-        """Replace the docs directory's own files with the generated pages."""
-        assert self.loaded is not None
+        """Replace the docs directory's own files with the generated pages and API files."""
         kept = [
             file for file in files if not file.is_documentation_page() and not file.src_uri.endswith((".yaml", ".yml"))
         ]
+        site_url = config.get("site_url") or ""
+        hub_files = discover(existing(self.hubs_dir(config)))
+        key = outputs_key(self.records_key, hub_files, f"{self.config.edit_url}|{site_url}")
+        outputs = read_outputs(key)  # unchanged records, hubs, settings and code: the last build's files
+        if outputs is None:
+            outputs = self.generate(site_url)
+            write_outputs(key, outputs)
+        self.generated = {path for path in outputs if path.endswith(".md")}
+        return Files(kept + [File.generated(config, path, content=text) for path, text in outputs.items()])
+
+    def generate(self, site_url: str) -> dict[str, str]:
+        """Return every generated file's text by path: the pages, then the other files."""
+        assert self.loaded is not None
         with paused_gc():
             pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url))
-        generated = [File.generated(config, page.path, content=page.markdown) for page in pages]
-        extra = site_files(self.loaded.catalog, config.get("site_url") or "")
-        generated += [File.generated(config, path, content=data) for path, data in sorted(extra.items())]
-        self.generated = {page.path for page in pages}
-        return Files(kept + generated)
+        outputs = {page.path: page.markdown for page in pages}
+        extra = site_files(self.loaded.catalog, site_url)
+        outputs.update((path, extra[path].decode("utf-8")) for path in sorted(extra))
+        return outputs
 
     def on_page_content(self, html: str, page: Any, config: Any, files: Files) -> str:
         """Sanitise the HTML of generated pages (a body unchanged since the last build is
@@ -122,7 +135,8 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 
     def on_post_build(self, config: Any) -> None:
         """Keep this build's sanitised bodies (only these: the cache does not grow)."""
-        write_mapping(sanitized_cache_name(), self.sanitized_now)
+        if self.sanitized_now.keys() != self.sanitized_before.keys():
+            write_mapping(sanitized_cache_name(), self.sanitized_now)
 
     def on_post_template(self, output_content: str, template_name: str, config: Any) -> str:
         """Give the theme's own HTML pages (404.html) the same policy."""

@@ -149,7 +149,7 @@ def test_two_builds_are_byte_identical(workspace: Path) -> None:
     assert [path for path in one if one[path] != two[path]] == []
 
 
-def test_sanitised_bodies_from_the_cache_give_the_same_site(workspace: Path) -> None:
+def test_generated_files_and_sanitised_bodies_from_the_cache_give_the_same_site(workspace: Path) -> None:
     cache = workspace / "cache"
     for name in ("fresh", "cached"):
         result = run("build", "--site-dir", name, cwd=workspace, cache=cache)
@@ -157,7 +157,27 @@ def test_sanitised_bodies_from_the_cache_give_the_same_site(workspace: Path) -> 
     (kept,) = cache.glob("sanitized-*.json")
     bodies = json.loads(kept.read_text(encoding="utf-8"))
     assert len(bodies) >= 2 and all("<script" not in body for body in bodies.values())
+    (outputs,) = cache.glob("outputs-*.json")
+    assert "entries/full-record.md" in json.loads(outputs.read_text(encoding="utf-8"))
     assert site_bytes(workspace / "fresh") == site_bytes(workspace / "cached")
+
+
+def test_a_changed_setting_or_hub_regenerates_the_pages(workspace: Path) -> None:
+    cache = workspace / "cache"
+    shutil.rmtree(workspace / "entries")
+    shutil.copytree(ROOT / "entries", workspace / "entries")
+    shutil.copytree(ROOT / "hubs", workspace / "hubs")
+    assert run("build", cwd=workspace, cache=cache).returncode == 0
+    site = workspace / "site"
+    config = workspace / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace('edit_url: ""', 'edit_url: "https://example.org/e/"'))
+    assert run("build", cwd=workspace, cache=cache).returncode == 0
+    assert "https://example.org/e/" in (site / "entries" / "xid-79-fallen-off-bus" / "index.html").read_text("utf-8")
+    hub = workspace / "hubs" / "xid.yaml"
+    hub.write_text(hub.read_text(encoding="utf-8").replace('title: "NVIDIA Xid', 'title: "Renamed NVIDIA Xid', 1))
+    assert run("build", cwd=workspace, cache=cache).returncode == 0
+    assert "Renamed NVIDIA Xid" in (site / "compare" / "xid" / "index.html").read_text(encoding="utf-8")
+    assert len(list(cache.glob("outputs-*.json"))) == 1
 
 
 def site_bytes(site: Path) -> dict[Path, bytes]:
