@@ -169,9 +169,14 @@ def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Ca
     docs: list[SourceDoc] = []
     loaded = load_catalog(files, root, keep=docs)
     if loaded.ok:
-        write_cache_file(f"{key}.json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
-        remember(key, loaded.catalog)
+        store_records(key, docs, loaded.catalog)
     return key, loaded, loaded.catalog
+
+
+def store_records(key: str, docs: list[SourceDoc], catalog: Catalog) -> None:
+    """Keep the validated documents of a catalog under ``key`` (call only when it has no error)."""
+    write_cache_file(f"{key}.json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
+    remember(key, catalog)
 
 
 def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalog, Matcher]:

@@ -78,6 +78,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """Validate records and hubs; named files are checked against the whole catalog."""
     from generator.errors import has_errors
     from generator.hubs import HUBS_DIR, load_hubs
+    from generator.load import SourceDoc
     from generator.pipeline import discover, display_path, load_catalog
 
     defaults = [Path(p) for p in (ENTRIES_DIR, HUBS_DIR) if Path(p).is_dir()]
@@ -93,10 +94,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
     in_project = entries.is_dir() and all(f in hub_files or entries in f.parents for f in files)
     context = discover([entries]) if in_project else []
     records = sorted({f for f in files if f not in hub_files} | set(context))
-    loaded = load_catalog(records, root, project=in_project)
+    docs: list[SourceDoc] = []
+    loaded = load_catalog(records, root, keep=docs, project=in_project)
     _, hub_issues = load_hubs(hub_files, loaded.catalog, root)
     shown = {display_path(f, root) for f in files}
     every = [*loaded.issues, *hub_issues]
+    if in_project and records == context and not every:  # the next build need not validate again
+        from generator.cache import cache_key, store_records
+
+        store_records(cache_key(records), docs, loaded.catalog)
     issues = sorted(i for i in every if i.location.path in shown or not args.paths)
     print_issues(issues, args.format)
     if args.format == "text":

@@ -162,6 +162,18 @@ def test_generated_files_and_sanitised_bodies_from_the_cache_give_the_same_site(
     assert site_bytes(workspace / "fresh") == site_bytes(workspace / "cached")
 
 
+def test_a_clean_validate_spares_the_next_build_a_second_validation(workspace: Path) -> None:
+    cache = workspace / "cache"
+    assert run("validate", cwd=workspace, cache=cache).returncode == 0
+    (records,) = cache.glob("[0-9a-f]*.json")
+    # Marked so that the page shows whether the build read the records from the cache.
+    records.write_text(records.read_text(encoding="utf-8").replace('"title": "', '"title": "Cached ', 1))
+    assert run("build", cwd=workspace, cache=cache).returncode == 0
+    assert list(cache.glob("[0-9a-f]*.json")) == [records]
+    pages = (workspace / "site" / "entries").glob("*/index.html")
+    assert any("Cached " in page.read_text(encoding="utf-8") for page in pages)
+
+
 def test_a_changed_setting_or_hub_regenerates_the_pages(workspace: Path) -> None:
     cache = workspace / "cache"
     shutil.rmtree(workspace / "entries")
