@@ -88,20 +88,30 @@ def load_catalog(
         return load_and_check(paths, root or Path.cwd(), keep, project)
 
 
+def claimed_id(doc: SourceDoc, path: Path) -> str:
+    """Return the id a record that failed to load was meant to have: its own, else its file's."""
+    data = doc.data
+    own = data.get("id") if isinstance(data, dict) else None
+    return own if isinstance(own, str) else path.stem
+
+
 def load_and_check(paths: Iterable[Path], base: Path, keep: list[SourceDoc] | None, project: bool) -> Loaded:
     """Return the catalog of the records at ``paths`` with all their issues (see load_catalog)."""
     issues: list[Issue] = []
     valid = []
+    unreadable = set()
     for path in discover(paths):
         doc = load_file(path, display_path(path, base))
         doc_issues = check_document(doc)
         issues.extend(doc_issues)
         if not any(i.code.startswith(("yaml.", "schema.", "file.")) for i in doc_issues):
             valid.append(doc)
+        else:
+            unreadable.add(claimed_id(doc, path))
     catalog = build_catalog(valid)
     if keep is not None:
         keep.extend(valid)
-    issues.extend(check_catalog(catalog))
+    issues.extend(check_catalog(catalog, unreadable))
     if project:
         issues.extend(project_issues(catalog, base))
     return Loaded(catalog, tuple(sorted(set(issues))))

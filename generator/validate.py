@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -72,11 +72,15 @@ def shorten(message: str) -> str:
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 3] + "..."
 
 
-def check_catalog(catalog: Catalog) -> list[Issue]:
-    """Return every cross-record problem, sorted."""
+def check_catalog(catalog: Catalog, unreadable: Collection[str] = ()) -> list[Issue]:
+    """Return every cross-record problem, sorted.
+
+    ``unreadable`` names the ids of records that failed to load (their own errors say why):
+    a reference to one of them is not reported again as an unknown id.
+    """
     issues: list[Issue] = []
     for entry in catalog.entries:
-        issues.extend(entry_issues(entry, catalog))
+        issues.extend(entry_issues(entry, catalog, unreadable))
         issues.extend(signature_issues(entry))
     issues.extend(duplicate_issues(catalog))
     issues.extend(rename_issues(catalog))
@@ -88,7 +92,7 @@ def issue(entry: Entry, pointer: str, code: str, message: str) -> Issue:
     return Issue(entry.location(pointer), pointer, code, message)
 
 
-def entry_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
+def entry_issues(entry: Entry, catalog: Catalog, unreadable: Collection[str] = ()) -> list[Issue]:
     """Return file-name, folder and reference problems of one entry."""
     path = PurePath(entry.path)
     found = []
@@ -106,7 +110,7 @@ def entry_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
     for pointer, target in referenced_ids(entry):
         if target == entry.id:
             found.append(issue(entry, pointer, "catalog.self-reference", "a record cannot refer to itself"))
-        elif target not in catalog.by_id:
+        elif target not in catalog.by_id and target not in unreadable:
             found.append(issue(entry, pointer, "catalog.unknown-id", f"no record has id {target!r}"))
     return found
 
