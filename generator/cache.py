@@ -3,9 +3,11 @@
 `failpedia diagnose` needs the records and every pattern compiled. Validating the YAML
 and compiling Hyperscan take most of a second, so the result is kept in the user's cache
 directory under a key made from the content of every record and schema file and of the
-generator's own files. A build also keeps the files it generated (pages and API files)
-under a key that adds the hub files and the plugin's settings, so a rebuild of unchanged
-records renders nothing. A cache that cannot be read or written is simply not used.
+generator's own files. Each record that passed every check is also kept by the digest of
+its bytes, so that after an edit only the changed records are parsed and checked again. A
+build also keeps the files it generated (pages and API files) under a key that adds the
+hub files and the plugin's settings, so a rebuild of unchanged records renders nothing.
+Only the latest file of each kind is kept. A cache that cannot be read is simply not used.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ CACHE_ERRORS: tuple[type[Exception], ...] = (
     OSError,
     ValueError,
     TypeError,
+    LookupError,
     RuntimeError,
     AttributeError,
     *HYPERSCAN_ERRORS,
@@ -93,11 +96,23 @@ def read_outputs(key: str) -> dict[str, str] | None:
 
 def write_outputs(key: str, files: dict[str, str]) -> None:
     """Keep the generated files of this build only (older ones are removed)."""
-    for old in cache_dir().glob("outputs-*.json"):
-        if old.name != f"outputs-{key}.json":
+    replace_cache_file("outputs", key, files)
+
+
+def replace_cache_file(kind: str, key: str, data: Any) -> None:
+    """Store ``data`` as JSON in ``<kind>-<key>.json``, removing that kind's other files."""
+    replace_cache_bytes(f"{kind}-{key}.json", json.dumps(data, ensure_ascii=False).encode())
+
+
+def replace_cache_bytes(name: str, payload: bytes) -> None:
+    """Store ``payload`` as ``name`` (kind-key.suffix), removing the kind's files for other keys:
+    the cache keeps the latest records, patterns and pages, and does not grow with each edit."""
+    kind, suffix = name.split("-", 1)[0], Path(name).suffix
+    for old in cache_dir().glob(f"{kind}-*{suffix}"):
+        if old.name != name:
             with contextlib.suppress(OSError):
                 old.unlink()
-    write_cache_file(f"outputs-{key}.json", json.dumps(files, ensure_ascii=False).encode())
+    write_cache_file(name, payload)
 
 
 # Catalogs already read in this process, by key: `failpedia build` validates and then runs
@@ -110,7 +125,7 @@ def read_records(key: str) -> Catalog | None:
     if key in READ:
         return READ[key]
     try:
-        docs = json.loads((cache_dir() / f"{key}.json").read_text(encoding="utf-8"))
+        docs = json.loads((cache_dir() / f"records-{key}.json").read_text(encoding="utf-8"))
         catalog = build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
     except CACHE_ERRORS:
         return None
@@ -137,7 +152,7 @@ def read_mapping(name: str) -> dict[str, str]:
 
 def write_mapping(name: str, data: dict[str, str]) -> None:
     """Store a string-to-string mapping (best effort)."""
-    write_cache_file(name, json.dumps(data, sort_keys=True).encode())
+    replace_cache_bytes(name, json.dumps(data, sort_keys=True).encode())
 
 
 def read_database(key: str) -> Any:
@@ -145,7 +160,7 @@ def read_database(key: str) -> Any:
     if hyperscan is None:
         return None
     try:
-        return hyperscan.loadb((cache_dir() / f"{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        return hyperscan.loadb((cache_dir() / f"patterns-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
     except CACHE_ERRORS:
         return None
 
@@ -167,16 +182,40 @@ def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Ca
     from generator.pipeline import load_catalog
 
     docs: list[SourceDoc] = []
-    loaded = load_catalog(files, root, keep=docs)
+    try:
+        loaded = load_catalog(files, root, keep=docs, checked=read_checked())
+    except CACHE_ERRORS:  # recalled data that a damaged cache made wrong: check everything
+        docs.clear()
+        loaded = load_catalog(files, root, keep=docs)
     if loaded.ok:
         store_records(key, docs, loaded.catalog)
     return key, loaded, loaded.catalog
 
 
 def store_records(key: str, docs: list[SourceDoc], catalog: Catalog) -> None:
-    """Keep the validated documents of a catalog under ``key`` (call only when it has no error)."""
-    write_cache_file(f"{key}.json", json.dumps([{"path": doc.path, "data": doc.data} for doc in docs]).encode())
+    """Keep the validated documents of a catalog under ``key`` (call only when it has no error).
+
+    Each record's data is also kept by the digest of its bytes, when known, so that the next
+    validation after an edit checks only the records that changed.
+    """
+    replace_cache_file("records", key, [{"path": doc.path, "data": doc.data} for doc in docs])
     remember(key, catalog)
+    if all(doc.digest for doc in docs):
+        replace_cache_file("checked", checks_key(), {doc.digest: doc.data for doc in docs})
+
+
+def checks_key() -> str:
+    """Return the key of per-record results: the code and the schemas that checked them."""
+    return cache_key([])
+
+
+def read_checked() -> dict[str, Any]:
+    """Return the data of records that passed every check, by the digest of their bytes."""
+    try:
+        data = json.loads((cache_dir() / f"checked-{checks_key()}.json").read_text(encoding="utf-8"))
+    except CACHE_ERRORS:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalog, Matcher]:
@@ -189,7 +228,7 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
     cached = read_database(key)
     matcher = Matcher(catalog.signatures, cached)
     if cached is None and matcher.database is not None and (loaded is None or loaded.ok):
-        write_cache_file(f"{key}.hs", hyperscan.dumpb(matcher.database))
+        replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
     return loaded, catalog, matcher
 
 

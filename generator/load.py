@@ -55,6 +55,10 @@ class SourceDoc:
     key_marks: dict[str, dict[Any, tuple[int, int]]] = field(default_factory=dict)
     root_mark: tuple[int, int] = (1, 1)
     issues: list[Issue] = field(default_factory=list)
+    # Set when the data was recalled from a cache of records that passed every check
+    # (by the digest of the file's bytes): it has no positions and was not checked again.
+    digest: str = ""
+    recalled: bool = False
 
     def location(self, line: int, col: int) -> Location:
         """Return a Location in this file."""
@@ -186,14 +190,19 @@ def display_path(path: Path, root: Path) -> str:
 def load_file(path: Path, display: str | None = None) -> SourceDoc:
     """Return the SourceDoc for a file on disk; unreadable files become issues."""
     name = display or str(path)
+    raw = read_source(path, name)
+    return raw if isinstance(raw, SourceDoc) else load_text(name, raw)
+
+
+def read_source(path: Path, name: str) -> bytes | SourceDoc:
+    """Return a file's bytes (up to one past the size limit), or a SourceDoc saying why not."""
     try:
         with path.open("rb") as handle:
-            raw = handle.read(MAX_BYTES + 1)
+            return handle.read(MAX_BYTES + 1)
     except OSError as exc:
         doc = SourceDoc(name)
         doc.problem((0, 0), "", "file.unreadable", exc.strerror or str(exc))
         return doc
-    return load_text(name, raw)
 
 
 OPENERS = (yaml.MappingStartEvent, yaml.SequenceStartEvent)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from generator.errors import Issue, Location, has_errors
-from generator.load import SourceDoc, discover, display_path, load_file
+from generator.load import SourceDoc, discover, display_path, load_text, read_source
 from generator.model import Catalog, build_catalog
 from generator.validate import check_catalog, check_document, collision_issues, published_issues
 
@@ -76,16 +78,30 @@ class Loaded:
 
 
 def load_catalog(
-    paths: Iterable[Path], root: Path | None = None, keep: list[SourceDoc] | None = None, project: bool = False
+    paths: Iterable[Path],
+    root: Path | None = None,
+    keep: list[SourceDoc] | None = None,
+    project: bool = False,
+    checked: Mapping[str, Any] | None = None,
 ) -> Loaded:
     """Return the catalog of the records at ``paths`` with all their issues, sorted.
 
     The documents that went into the catalog are appended to ``keep`` when it is given.
     With ``project``, the checks that need the project's own files run too: collisions with
-    the healthy-log corpus and the list of published ids.
+    the healthy-log corpus and the list of published ids. ``checked`` maps the digest of a
+    record file's bytes to its data, for records that passed every check before: those are
+    neither parsed nor checked again, unless the catalog has an issue, which is then
+    reported from a full run (recalled data has no positions to report it at).
     """
+    files = discover(paths)
+    base = root or Path.cwd()
     with paused_gc():
-        return load_and_check(paths, root or Path.cwd(), keep, project)
+        loaded, docs = load_and_check(files, base, project, checked or {})
+        if checked and loaded.issues:
+            loaded, docs = load_and_check(files, base, project, {})
+    if keep is not None:
+        keep.extend(docs)
+    return loaded
 
 
 def claimed_id(doc: SourceDoc, path: Path) -> str:
@@ -95,23 +111,42 @@ def claimed_id(doc: SourceDoc, path: Path) -> str:
     return own if isinstance(own, str) else path.stem
 
 
-def load_and_check(paths: Iterable[Path], base: Path, keep: list[SourceDoc] | None, project: bool) -> Loaded:
-    """Return the catalog of the records at ``paths`` with all their issues (see load_catalog)."""
+def load_or_recall(path: Path, name: str, checked: Mapping[str, Any]) -> SourceDoc:
+    """Return the document of one file, its data recalled when ``checked`` knows its bytes."""
+    raw = read_source(path, name)
+    if isinstance(raw, SourceDoc):
+        return raw
+    digest = record_digest(raw)
+    data = checked.get(digest)
+    doc = SourceDoc(name, data, recalled=True) if data is not None else load_text(name, raw)
+    doc.digest = digest
+    return doc
+
+
+def record_digest(raw: bytes) -> str:
+    """Return the digest under which a record file's checked data is remembered."""
+    return hashlib.sha256(raw).hexdigest()
+
+
+def load_and_check(
+    files: list[Path], base: Path, project: bool, checked: Mapping[str, Any]
+) -> tuple[Loaded, list[SourceDoc]]:
+    """Return the catalog of ``files`` with all their issues, and its documents (see load_catalog)."""
     issues: list[Issue] = []
     valid = []
     unreadable = set()
-    for path in discover(paths):
-        doc = load_file(path, display_path(path, base))
-        doc_issues = check_document(doc)
+    for path in files:
+        name = display_path(path, base)
+        doc = load_or_recall(path, name, checked)
+        doc_issues = [] if doc.recalled else check_document(doc)
         issues.extend(doc_issues)
         if not any(i.code.startswith(("yaml.", "schema.", "file.")) for i in doc_issues):
             valid.append(doc)
         else:
             unreadable.add(claimed_id(doc, path))
     catalog = build_catalog(valid)
-    if keep is not None:
-        keep.extend(valid)
-    issues.extend(check_catalog(catalog, unreadable))
+    recalled = {doc.path for doc in valid if doc.recalled}
+    issues.extend(check_catalog(catalog, unreadable, recalled))
     if project:
         issues.extend(project_issues(catalog, base))
-    return Loaded(catalog, tuple(sorted(set(issues))))
+    return Loaded(catalog, tuple(sorted(set(issues)))), valid
