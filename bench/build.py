@@ -2,9 +2,10 @@
 
 Prints microseconds per record at 1,000 and 10,000 synthetic records (4 KB each), then the
 ratio of `failpedia build` on 1,000 records to a plain `mkdocs build` of the same pages
-written to disk as Markdown (same theme, same navigation), both measured in this run: once
-with an empty cache and then warm. Each figure is the fastest of N runs
-(`python bench/build.py [N]`, default 3). The per-record total is also given against a
+written to disk as Markdown (same theme, same navigation), both measured in this run: with an
+empty cache, rebuilt with nothing changed, and rebuilt after one record changed. Each figure
+is the fastest of N runs (`python bench/build.py [N]`, default 3), and each build is also
+divided by the plain build of its own round. The per-record total is also given against a
 bare `yaml.load` with libyaml of the same records, timed in the same run, which keeps the
 figure comparable when the machine's neighbours slow everything down. Not a test: nothing
 asserts on time.
@@ -192,13 +193,21 @@ def timed(cmd: list[str], cwd: Path, cache: Path) -> float:
     return time.perf_counter() - start
 
 
-def build_times(count: int, repeats: int) -> tuple[float, list[float], list[float]]:
-    """Return (cold failpedia build, warm failpedia builds, plain mkdocs builds) in seconds.
+BUILDS = {
+    "warm": "rebuild, nothing changed",
+    "edited": "rebuild after one record changed",
+    "cold": "first build, empty cache",
+}
 
-    The first failpedia build starts with an empty cache (a fresh clone); the others reuse
-    the validated records, as a contributor's rebuilds do. Builds alternate so that noise
-    from the machine's neighbours falls on both sides.
+
+def build_times(count: int, repeats: int) -> dict[str, list[float]]:
+    """Return the seconds of each kind of build, ``repeats`` times, by kind ("plain" and BUILDS).
+
+    Each round runs a plain MkDocs build, then failpedia builds: with an empty cache (a fresh
+    clone), again with nothing changed, and after one record was edited (a contributor's
+    rebuild). Rounds repeat so that the machine's noise falls on every kind.
     """
+    times: dict[str, list[float]] = {"plain": [], **{kind: [] for kind in BUILDS}}
     with tempfile.TemporaryDirectory() as tmp:
         ours, plain, cache = Path(tmp, "ours"), Path(tmp, "plain"), Path(tmp, "cache")
         ours.mkdir()
@@ -207,12 +216,15 @@ def build_times(count: int, repeats: int) -> tuple[float, list[float], list[floa
         write_plain_project(plain, ours)
         failpedia = [sys.executable, "-m", "generator", "build"]
         mkdocs = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet"]
-        cold = timed(failpedia, ours, cache)
-        warm, bare = [], []
-        for _ in range(repeats):
-            bare.append(timed(mkdocs, plain, cache))
-            warm.append(timed(failpedia, ours, cache))
-        return cold, warm, bare
+        for round_no in range(repeats):
+            times["plain"].append(timed(mkdocs, plain, cache))
+            shutil.rmtree(cache, ignore_errors=True)
+            times["cold"].append(timed(failpedia, ours, cache))
+            times["warm"].append(timed(failpedia, ours, cache))
+            edited = next(ours.glob(f"entries/*/synthetic-failure-{round_no:05d}.yaml"))
+            edited.write_text(edited.read_text(encoding="utf-8") + f"# edit {round_no}\n", encoding="utf-8")
+            times["edited"].append(timed(failpedia, ours, cache))
+    return times
 
 
 def main() -> None:
@@ -228,14 +240,15 @@ def main() -> None:
             f"the total is {total / reference:.2f}x that, {total / reference * ISSUE_REFERENCE_US / 1000:.2f} ms "
             f"on a machine where it takes {ISSUE_REFERENCE_US:.0f} us"
         )
-    cold, warm, bare = build_times(1_000, repeats)
-    pairs = sorted(ours / plain for ours, plain in zip(warm, bare, strict=True))
-    print(
-        f"1000 records: plain mkdocs build {min(bare):.2f} s; failpedia build {min(warm):.2f} s "
-        f"(ratio {min(warm) / min(bare):.3f}), first build with an empty cache {cold:.2f} s "
-        f"(ratio {cold / min(bare):.3f}); fastest of {repeats}. Ratio of each back-to-back pair: "
-        f"{', '.join(f'{r:.3f}' for r in pairs)} (median {pairs[len(pairs) // 2]:.3f})"
-    )
+    times = build_times(1_000, repeats)
+    plain = times["plain"]
+    print(f"1000 records: plain mkdocs build {min(plain):.2f} s (fastest of {repeats}); failpedia build:")
+    for kind, label in BUILDS.items():
+        pairs = sorted(ours / bare for ours, bare in zip(times[kind], plain, strict=True))
+        print(
+            f"  {label:34s} {min(times[kind]):6.2f} s  ratio {min(times[kind]) / min(plain):.3f} fastest to fastest; "
+            f"same-round ratios {', '.join(f'{r:.3f}' for r in pairs)} (median {pairs[len(pairs) // 2]:.3f})"
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Load the JSON Schemas once and validate against them: fast first, fully on failure."""
+"""Load the JSON Schemas once and validate against them: fast first, fully on failure.
+
+jsonschema, which writes the full error report, is imported only when a document fails
+the compiled check: a build or a diagnosis of valid records never pays for its import.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +11,15 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import fastjsonschema
-import jsonschema
-from jsonschema import Draft202012Validator, ValidationError
-from referencing import Registry, Resource
 
 from generator.paths import SCHEMA_DIR
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from referencing import Registry
 
 ENTRY_SCHEMA = "entry.schema.json"
 
@@ -41,18 +46,17 @@ def strict_pattern(pattern: str) -> str:
 
 def pattern_keyword(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
     """The ``pattern`` keyword, with a final ``$`` that refuses a trailing newline."""
+    from jsonschema import ValidationError
+
     if isinstance(instance, str) and not re.search(strict_pattern(pattern), instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-StrictValidator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    Draft202012Validator, {"pattern": pattern_keyword}
-)
 
 
 @cache
 def registry() -> Registry:
     """Return a registry holding every project schema under its $id."""
+    from referencing import Registry, Resource
+
     resources = []
     for path in sorted(SCHEMA_DIR.glob("*.schema.json")):
         resource = Resource.from_contents(load_schema(path.name))
@@ -63,8 +67,11 @@ def registry() -> Registry:
 @cache
 def full_validator(name: str) -> Any:
     """Return the jsonschema validator that reports every error."""
-    schema = load_schema(name)
-    return StrictValidator(schema, registry=registry(), format_checker=Draft202012Validator.FORMAT_CHECKER)
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    strict = jsonschema.validators.extend(base, {"pattern": pattern_keyword})  # type: ignore[no-untyped-call]
+    return strict(load_schema(name), registry=registry(), format_checker=base.FORMAT_CHECKER)
 
 
 def enum_form(node: Any) -> Any:

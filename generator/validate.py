@@ -5,10 +5,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import re2
-from jsonschema import ValidationError
 
 from generator.dialect import Compiled, compile_pattern, dialect_problems
 from generator.errors import Issue, Location
@@ -17,6 +16,9 @@ from generator.locate import child_pointer, find_mark, pointer_from_path
 from generator.match import Matcher, signature_matches
 from generator.model import Catalog, Entry, Signature
 from generator.schema import ENTRY_SCHEMA, schema_errors
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 MAX_MESSAGE = 240
 # Ids that would overwrite a site path or are device names on Windows.
