@@ -83,12 +83,17 @@ def outputs_key(records_key: str, inputs: list[Path], settings: str) -> str:
     return digest.hexdigest()[:32]
 
 
-def read_outputs(key: str) -> dict[str, str] | None:
-    """Return the files the last build generated, by path, when it had the same ``key``."""
+def read_cache_json(name: str) -> Any:
+    """Return the JSON data of one cache file, or None when it is missing or damaged."""
     try:
-        files = json.loads((cache_dir() / f"outputs-{key}.json").read_text(encoding="utf-8"))
+        return json.loads((cache_dir() / name).read_text(encoding="utf-8"))
     except CACHE_ERRORS:
         return None
+
+
+def read_outputs(key: str) -> dict[str, str] | None:
+    """Return the files the last build generated, by path, when it had the same ``key``."""
+    files = read_cache_json(f"outputs-{key}.json")
     if not isinstance(files, dict) or not all(isinstance(text, str) for text in files.values()):
         return None
     return files
@@ -124,8 +129,10 @@ def read_records(key: str) -> Catalog | None:
     """Return the cached catalog of validated records for ``key``, or None."""
     if key in READ:
         return READ[key]
+    docs = read_cache_json(f"records-{key}.json")
+    if not isinstance(docs, list):
+        return None
     try:
-        docs = json.loads((cache_dir() / f"records-{key}.json").read_text(encoding="utf-8"))
         catalog = build_catalog(SourceDoc(doc["path"], doc["data"]) for doc in docs)
     except CACHE_ERRORS:
         return None
@@ -141,10 +148,7 @@ def remember(key: str, catalog: Catalog) -> None:
 
 def read_mapping(name: str) -> dict[str, str]:
     """Return a cached string-to-string mapping (empty when missing or damaged)."""
-    try:
-        data = json.loads((cache_dir() / name).read_text(encoding="utf-8"))
-    except CACHE_ERRORS:
-        return {}
+    data = read_cache_json(name)
     if not isinstance(data, dict):
         return {}
     return {key: value for key, value in data.items() if isinstance(key, str) and isinstance(value, str)}
@@ -211,10 +215,7 @@ def checks_key() -> str:
 
 def read_checked() -> dict[str, Any]:
     """Return the data of records that passed every check, by the digest of their bytes."""
-    try:
-        data = json.loads((cache_dir() / f"checked-{checks_key()}.json").read_text(encoding="utf-8"))
-    except CACHE_ERRORS:
-        return {}
+    data = read_cache_json(f"checked-{checks_key()}.json")
     return data if isinstance(data, dict) else {}
 
 
