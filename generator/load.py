@@ -270,18 +270,15 @@ class Reader:
         while type(event := next_event()) is not yaml.MappingEndEvent:
             key_mark = mark(event)
             key = self.key(event, key_mark, pointer, data)
-            kept = key is not COMPLEX_KEY and key is not DUPLICATE_KEY
-            if kept:
-                keys[key] = key_mark
             event = next_event()
             where = mark(event)
-            if kept:
-                marks[key] = where
             if type(event) is yaml.ScalarEvent:
                 item = self.scalar(event, where, pointer, key)
             else:
                 item = self.value(event, where, pointer, key)
-            if kept:
+            if key is not COMPLEX_KEY and key is not DUPLICATE_KEY:
+                keys[key] = key_mark
+                marks[key] = where
                 data[key] = item
         return data
 
