@@ -26,6 +26,18 @@ CATEGORY_ORDER = (
 
 
 @dataclass(frozen=True)
+class Example:
+    """One match example line and where it came from ("" when a plain string gave no source)."""
+
+    line: str
+    origin: str = ""
+    url: str = ""
+    repro: str = ""
+    versions: str = ""
+    at: str = ""
+
+
+@dataclass(frozen=True)
 class Signature:
     """One log signature of an entry."""
 
@@ -38,6 +50,7 @@ class Signature:
     match: tuple[str, ...]
     no_match: tuple[str, ...]
     index: int
+    examples: tuple[Example, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +110,7 @@ def freeze(value: Any) -> Any:
 def build_signature(entry_id: str, index: int, raw: Mapping[str, Any]) -> Signature:
     """Return the Signature for one raw signature mapping."""
     examples = raw.get("examples", {})
+    lines = tuple(build_example(item) for item in examples.get("match", ()))
     return Signature(
         id=raw["id"],
         entry_id=entry_id,
@@ -104,10 +118,19 @@ def build_signature(entry_id: str, index: int, raw: Mapping[str, Any]) -> Signat
         ignore_case="i" in raw.get("flags", ()),
         description=raw["description"],
         strength=raw["strength"],
-        match=tuple(examples.get("match", ())),
+        match=tuple(example.line for example in lines),
         no_match=tuple(examples.get("no_match", ())),
         index=index,
+        examples=lines,
     )
+
+
+def build_example(raw: str | Mapping[str, Any]) -> Example:
+    """Return the Example for a plain line or a line with its provenance."""
+    if isinstance(raw, str):
+        return Example(raw)
+    fields = ("url", "repro", "versions", "at")
+    return Example(raw["line"], raw["from"], **{name: str(raw.get(name, "")) for name in fields})
 
 
 def build_entry(doc: SourceDoc) -> Entry:
