@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 import re2
+
+from generator.normalize import normalize_line
 
 # Constructs that one of the three engines lacks or reads differently.
 FORBIDDEN = (
@@ -115,3 +118,37 @@ def re2_options(ignore_case: bool) -> Any:
 def compile_pattern(pattern: str, ignore_case: bool = False) -> Compiled:
     """Return the RE2-compiled pattern (raises re2.error when it does not compile)."""
     return Compiled(pattern, ignore_case, re2.compile(pattern.encode("utf-8"), re2_options(ignore_case)))
+
+
+def signature_matches(compiled: Compiled, raw_line: str) -> bool:
+    """Return True when a compiled signature matches one raw log line."""
+    return compiled.search(normalize_line(raw_line))
+
+
+@dataclass(frozen=True)
+class PatternSet:
+    """Many patterns searched in one pass over a line (RE2::Set), for checks over whole logs."""
+
+    sets: tuple[tuple[Any, tuple[int, ...]], ...]
+
+    def search(self, raw_line: str) -> list[int]:
+        """Return the indexes of the patterns that match the normalised line, ascending."""
+        data = normalize_line(raw_line).encode("utf-8", "surrogatepass")
+        found = [indexes[hit] for regex_set, indexes in self.sets for hit in regex_set.Match(data) or ()]
+        return sorted(found)
+
+
+def compile_set(patterns: Sequence[tuple[str, bool]]) -> PatternSet:
+    """Return one RE2 set per case mode over (pattern, ignore_case) pairs that compile."""
+    sets = []
+    for ignore_case in (False, True):
+        regex_set = re2.Set.SearchSet(re2_options(ignore_case))
+        indexes = []
+        for index, (pattern, mode) in enumerate(patterns):
+            if mode == ignore_case:
+                regex_set.Add(pattern.encode("utf-8"))
+                indexes.append(index)
+        if indexes:
+            regex_set.Compile()
+            sets.append((regex_set, tuple(indexes)))
+    return PatternSet(tuple(sets))

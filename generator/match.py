@@ -42,11 +42,6 @@ ANSI_BYTES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n\r]*(?:\x07
 LINE_END = re.compile(rb"[\r\n]")
 
 
-def signature_matches(compiled: Compiled, raw_line: str) -> bool:
-    """Return True when a compiled signature matches one raw log line."""
-    return compiled.search(normalize_line(raw_line))
-
-
 def prefilter_pattern(pattern: str) -> str:
     """Return ``pattern`` without ^ and $ anchors: it then matches a superset of lines."""
     out = []

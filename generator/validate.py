@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Collection, Iterator, Sequence
 from pathlib import PurePath
@@ -9,11 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
-from generator.dialect import Compiled, compile_pattern, dialect_problems
+from generator.dialect import Compiled, compile_pattern, compile_set, dialect_problems, signature_matches
 from generator.errors import Issue, Location
 from generator.load import SourceDoc
 from generator.locate import child_pointer, find_mark, pointer_from_path
-from generator.match import Matcher, signature_matches
 from generator.model import Catalog, Entry, Signature
 from generator.schema import ENTRY_SCHEMA, schema_errors
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from jsonschema import ValidationError
 
 MAX_MESSAGE = 240
+LINE_BREAK = re.compile(r"\r\n|[\r\n]")  # the line ends the matcher splits blocks at
 # Ids that would overwrite a site path or are device names on Windows.
 RESERVED_IDS = frozenset(
     {"index", "search", "assets", "404", "tags", "compare", "diagnose", "api", "entries", "reference"}
@@ -239,12 +240,15 @@ def example_collisions(
 
 def healthy_collisions(catalog: Catalog, healthy: Sequence[tuple[str, str]]) -> Iterator[Issue]:
     """Yield a collision for each signature that matches a line of a healthy log."""
-    matcher = Matcher(catalog.signatures)
+    signatures = catalog.signatures
+    patterns = compile_set([(sig.pattern, sig.ignore_case) for sig in signatures])
     for name, text in healthy:
-        for hit in matcher.scan_block(text.encode("utf-8")):
-            sig = hit.signature
-            message = f"{sig.id!r} matches a healthy log ({name}): {hit.text[:120]!r}"
-            yield issue(catalog.by_id[sig.entry_id], f"/signatures/{sig.index}/pattern", "signature.collision", message)
+        for line in LINE_BREAK.split(text):
+            for index in patterns.search(line):
+                sig = signatures[index]
+                message = f"{sig.id!r} matches a healthy log ({name}): {line.strip()[:120]!r}"
+                where = f"/signatures/{sig.index}/pattern"
+                yield issue(catalog.by_id[sig.entry_id], where, "signature.collision", message)
 
 
 def published_issues(catalog: Catalog, published: Sequence[tuple[Location, str]]) -> list[Issue]:
