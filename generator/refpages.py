@@ -6,18 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from generator.markup import front_matter
-from generator.schema import ENTRY_SCHEMA, load_schema
+from generator.schema import ENTRY_SCHEMA, load_schema, resolve
 from generator.templating import Page, render_template
-
-
-def resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
-    """Return ``node`` with a local $ref (direct or in allOf) merged in."""
-    refs = [node["$ref"]] if "$ref" in node else [part["$ref"] for part in node.get("allOf", ()) if "$ref" in part]
-    merged = dict(node)
-    for ref in refs:
-        target = schema["$defs"][ref.rsplit("/", 1)[1]]
-        merged = {**resolve(target, schema), **{k: v for k, v in merged.items() if k not in ("$ref", "allOf")}}
-    return merged
 
 
 def type_name(node: dict[str, Any]) -> str:

@@ -129,3 +129,13 @@ def schema_errors(name: str, data: Any) -> list[ValidationError]:
     if is_valid_fast(name, data):
         return []
     return list(full_validator(name).iter_errors(data))
+
+
+def resolve(node: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+    """Return ``node`` with a local $ref (direct or in allOf) merged in."""
+    refs = [node["$ref"]] if "$ref" in node else [part["$ref"] for part in node.get("allOf", ()) if "$ref" in part]
+    merged = dict(node)
+    for ref in refs:
+        target = schema["$defs"][ref.rsplit("/", 1)[1]]
+        merged = {**resolve(target, schema), **{k: v for k, v in merged.items() if k not in ("$ref", "allOf")}}
+    return merged
