@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from pathlib import Path
+
+import jinja2
 
 from generator.dialect import compile_pattern, dialect_problems
 from generator.normalize import normalize_line, strip_ansi
-from generator.templating import render_template
 
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
@@ -27,7 +29,17 @@ def skeleton_text(entry_id: str, category: str, pattern: str = "", matches: tupl
         "matches": [json.dumps(line) for line in matches]
         or [json.dumps("TODO replace with the error message, copied from a real log")],
     }
-    return render_template("skeleton.yaml.j2", id=entry_id, category=category, sig=signature)
+    return skeleton_template().render(id=entry_id, category=category, sig=signature)
+
+
+@cache
+def skeleton_template() -> jinja2.Template:
+    """Return the record skeleton's template, kept beside this module (it is YAML, not a page)."""
+    source = Path(__file__).with_name("skeleton.yaml.j2").read_text(encoding="utf-8")
+    env = jinja2.Environment(
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True
+    )
+    return env.from_string(source)
 
 
 # What makes a line look like the error itself rather than context around it.
