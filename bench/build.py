@@ -29,12 +29,12 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.dialect import compile_pattern  # noqa: E402
-from generator.load import load_text  # noqa: E402
-from generator.model import build_catalog  # noqa: E402
-from generator.pipeline import paused_gc  # noqa: E402
-from generator.render import render_site  # noqa: E402
-from generator.validate import check_catalog, check_document  # noqa: E402
+from generator.patterns.dialect import compile_pattern  # noqa: E402
+from generator.records.load import load_text  # noqa: E402
+from generator.records.model import build_catalog  # noqa: E402
+from generator.records.pipeline import paused_gc  # noqa: E402
+from generator.records.validate import check_catalog, check_document  # noqa: E402
+from generator.site.render import render_site  # noqa: E402
 
 CATEGORIES = ("communication", "memory", "hardware", "numerical", "launcher")
 # The foundation issue measured PyYAML's CSafeLoader at 0.36 ms per 4 KB record on its machine.
@@ -170,8 +170,8 @@ def write_project(base: Path, count: int) -> None:
 def write_plain_project(base: Path, source: Path) -> None:
     """Write the same pages as Markdown files and a mkdocs.yml without the plugin."""
     sys.path.insert(0, str(ROOT))
-    from generator.mkdocs_plugin import site_nav
-    from generator.pipeline import Loaded, load_catalog
+    from generator.records.pipeline import Loaded, load_catalog
+    from generator.site.mkdocs_plugin import site_nav
 
     catalog = load_catalog([source / "entries"], source).catalog
     docs = base / "docs"

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from generator import __version__
-from generator.load import SourceDoc, discover
-from generator.match import Matcher, hyperscan
-from generator.model import Catalog, build_catalog
 from generator.output import write_atomically
 from generator.paths import SCHEMA_DIR
+from generator.records.load import SourceDoc, discover
+from generator.records.model import Catalog, build_catalog
+from generator.signatures.match import Matcher, hyperscan
 
 if TYPE_CHECKING:
-    from generator.pipeline import Loaded
+    from generator.records.pipeline import Loaded
 
 
 # A damaged or foreign cache file is only a cache miss.
@@ -183,7 +183,7 @@ def validated_catalog(entries: Path, root: Path) -> tuple[str, Loaded | None, Ca
     if catalog is not None:
         return key, None, catalog
     # Validation (and jsonschema) is imported only on a cache miss: start-up time matters here.
-    from generator.pipeline import load_catalog
+    from generator.records.pipeline import load_catalog
 
     docs: list[SourceDoc] = []
     try:
@@ -237,7 +237,7 @@ def load_validated(entries: Path, root: Path) -> tuple[str, Loaded]:
     """Return (cache key, validated catalog): from the cache when the records are unchanged
     since the last clean validation (a rebuild, or the build MkDocs runs after
     `failpedia build` validated, does not validate again)."""
-    from generator.pipeline import Loaded
+    from generator.records.pipeline import Loaded
 
     key, loaded, catalog = validated_catalog(entries, root)
     return key, loaded if loaded is not None else Loaded(catalog, ())

@@ -14,17 +14,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from generator.cache import load_for_diagnosis
-from generator.diagnose import diagnose, report_json
-from generator.explain import printable, report_text
-from generator.logread import open_source
-from generator.model import CATEGORY_ORDER
+from generator.diagnosis.diagnose import diagnose, report_json
+from generator.diagnosis.explain import printable, report_text
+from generator.diagnosis.logread import open_source
+from generator.records.model import CATEGORY_ORDER
 
 # Commands other than diagnose import their stages when they run: a diagnosis starts in a
 # fraction of a second only if validation, Jinja and the exporters are not imported first.
 if TYPE_CHECKING:
-    from generator.errors import Issue
-    from generator.export import Bundle
-    from generator.pipeline import Loaded
+    from generator.records.errors import Issue
+    from generator.records.pipeline import Loaded
+    from generator.signatures.export import Bundle
 
 ENTRIES_DIR = "entries"
 
@@ -66,7 +66,7 @@ def print_issues(issues: Sequence[Issue], fmt: str) -> None:
 
 def load_or_report() -> Loaded | None:
     """Return the loaded catalog of entries/, or None after saying it is missing."""
-    from generator.pipeline import load_catalog
+    from generator.records.pipeline import load_catalog
 
     if not Path(ENTRIES_DIR).exists():
         print(f"failpedia: no such file or directory: {ENTRIES_DIR}", file=sys.stderr)
@@ -76,10 +76,10 @@ def load_or_report() -> Loaded | None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate records and hubs; named files are checked against the whole catalog."""
-    from generator.errors import has_errors
-    from generator.hubs import HUBS_DIR, load_hubs
-    from generator.load import SourceDoc
-    from generator.pipeline import discover, display_path, load_catalog
+    from generator.records.errors import has_errors
+    from generator.records.load import SourceDoc
+    from generator.records.pipeline import discover, display_path, load_catalog
+    from generator.site.hubs import HUBS_DIR, load_hubs
 
     defaults = [Path(p) for p in (ENTRIES_DIR, HUBS_DIR) if Path(p).is_dir()]
     targets = [Path(p) for p in args.paths] or defaults
@@ -128,7 +128,7 @@ def cmd_build(args: argparse.Namespace) -> int:
         shutil.rmtree(stale, ignore_errors=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-build-", dir=target.parent))
     try:
-        from generator.mkdocs_plugin import build_site
+        from generator.site.mkdocs_plugin import build_site
 
         failure = build_site(staging)
         if failure is not None:
@@ -154,7 +154,7 @@ def swap_in(staging: Path, target: Path) -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the site with live reload."""
-    from generator.mkdocs_plugin import MKDOCS_ENVIRONMENT
+    from generator.site.mkdocs_plugin import MKDOCS_ENVIRONMENT
 
     command = [sys.executable, "-m", "mkdocs", "serve", "--dev-addr", args.dev_addr]
     return subprocess.run(command, check=False, env={**MKDOCS_ENVIRONMENT, **os.environ}).returncode
@@ -162,7 +162,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Print one record in the terminal."""
-    from generator.explain import closest_ids, explain_text
+    from generator.diagnosis.explain import closest_ids, explain_text
 
     loaded = load_or_report()
     if loaded is None:
@@ -211,7 +211,7 @@ def confirm(question: str, assume_yes: bool) -> bool:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """Write a schema-valid skeleton record, optionally seeded from a pasted log."""
-    from generator.skeleton import propose_signature, skeleton_path, skeleton_text
+    from generator.authoring.skeleton import propose_signature, skeleton_path, skeleton_text
 
     pattern = ""
     matches: tuple[str, ...] = ()
@@ -314,8 +314,8 @@ def export_targets(bundle: Bundle, out: str) -> dict[Path, bytes]:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export the signature library in one format."""
-    from generator.export import EXPORTERS, ExportOptions
     from generator.output import write_atomically
+    from generator.signatures.export import EXPORTERS, ExportOptions
 
     if args.format not in EXPORTERS:
         choices = ", ".join(repr(name) for name in sorted(EXPORTERS))
@@ -343,10 +343,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_lock(args: argparse.Namespace) -> int:
     """Update the library lock: version bump as the changes require."""
-    from generator.library import LOCK_FILE, new_lock, read_lock
     from generator.output import write_atomically
-    from generator.pipeline import PUBLISHED_IDS
-    from generator.schema import schema_path
+    from generator.records.pipeline import PUBLISHED_IDS
+    from generator.records.schema import schema_path
+    from generator.signatures.library import LOCK_FILE, new_lock, read_lock
 
     loaded = load_or_report()
     if loaded is None or not loaded.ok:
@@ -371,9 +371,9 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     """Rewrite records in canonical key order (or, with --check, list those that are not)."""
     from ruamel.yaml.error import MarkedYAMLError
 
-    from generator.fmt import formatted
+    from generator.authoring.fmt import formatted
     from generator.output import write_atomically
-    from generator.pipeline import discover, display_path
+    from generator.records.pipeline import discover, display_path
 
     targets = [Path(p) for p in args.paths] or [Path(ENTRIES_DIR)]
     if any(not p.exists() for p in targets):

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnose import diagnose
-from generator.logread import Source
-from generator.match import Matcher
-from generator.pipeline import load_catalog
+from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.logread import Source
+from generator.records.pipeline import load_catalog
+from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 from .serving import ARGS, CHROMIUM, require_chromium, serve

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.dialect import compile_pattern
-from generator.normalize import normalize_line
-from generator.pipeline import load_catalog
-from generator.render import render_site
+from generator.patterns.dialect import compile_pattern
+from generator.patterns.normalize import normalize_line
+from generator.records.pipeline import load_catalog
+from generator.site.render import render_site
 
 from .realworld import load_cases
 

@@ -10,10 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.diagnose import SPLIT_FROM, diagnose
-from generator.logread import Source, blocks
-from generator.match import Matcher
-from generator.pipeline import load_catalog
+from generator.diagnosis.diagnose import SPLIT_FROM, diagnose
+from generator.diagnosis.logread import Source, blocks
+from generator.records.pipeline import load_catalog
+from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 

@@ -17,12 +17,12 @@ import pytest
 import re2
 import yaml
 
-from generator.export import EXPORTERS, ExportOptions, record_regex
-from generator.library import LIBRARY_SCHEMA, read_lock, required_bump
-from generator.match import Matcher
-from generator.normalize import normalize_line
-from generator.pipeline import load_catalog
-from generator.schema import load_schema
+from generator.patterns.normalize import normalize_line
+from generator.records.pipeline import load_catalog
+from generator.records.schema import load_schema
+from generator.signatures.export import EXPORTERS, ExportOptions, record_regex
+from generator.signatures.library import LIBRARY_SCHEMA, read_lock, required_bump
+from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 

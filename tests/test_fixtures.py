@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.pipeline import load_catalog
+from generator.records.pipeline import load_catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -11,13 +11,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.diagnose import diagnose
-from generator.load import load_text
-from generator.logread import Source
-from generator.match import Matcher
-from generator.normalize import normalize_line
-from generator.pipeline import load_catalog
-from generator.validate import check_document
+from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.logread import Source
+from generator.patterns.normalize import normalize_line
+from generator.records.load import load_text
+from generator.records.pipeline import load_catalog
+from generator.records.validate import check_document
+from generator.signatures.match import Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -82,7 +82,8 @@ def test_hostile_yaml_is_refused_under_a_memory_limit(name: str, tmp_path: Path)
     path.write_bytes(BOMBS[name])
     script = (
         "import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30));"
-        "from pathlib import Path; from generator.load import load_file; from generator.validate import check_document;"
+        "from pathlib import Path; from generator.records.load import load_file;"
+        "from generator.records.validate import check_document;"
         "print(' '.join(sorted({i.code for i in check_document(load_file(Path(sys.argv[1])))})))"
     )
     result = subprocess.run(

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnose import diagnose
-from generator.export import EXPORTERS, ExportOptions
-from generator.logread import Source
-from generator.match import Matcher
-from generator.normalize import normalize_line
-from generator.pipeline import load_catalog
+from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.logread import Source
+from generator.patterns.normalize import normalize_line
+from generator.records.pipeline import load_catalog
+from generator.signatures.export import EXPORTERS, ExportOptions
+from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from generator.markup import entities, fence, inline, safe_url
-from generator.pipeline import load_catalog
-from generator.render import render_site
-from generator.templating import SiteOptions
-from generator.translate import key_text
+from generator.patterns.translate import key_text
+from generator.records.pipeline import load_catalog
+from generator.site.markup import entities, fence, inline, safe_url
+from generator.site.render import render_site
+from generator.site.templating import SiteOptions
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDENS = ROOT / "tests" / "goldens" / "pages"

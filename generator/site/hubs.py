@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from generator.errors import Issue, Location, has_errors
-from generator.load import SourceDoc, discover, display_path, load_file
-from generator.locate import find_mark
-from generator.model import Catalog, Entry, freeze
-from generator.validate import check_document
+from generator.records.errors import Issue, Location, has_errors
+from generator.records.load import SourceDoc, discover, display_path, load_file
+from generator.records.locate import find_mark
+from generator.records.model import Catalog, Entry, freeze
+from generator.records.validate import check_document
 
 HUB_SCHEMA = "hub.schema.json"
 HUBS_DIR = "hubs"

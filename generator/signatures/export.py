@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from generator.library import dump, read_lock, record_url, signature_library
-from generator.model import Catalog, Entry, Signature
-from generator.translate import Untranslatable, to_ere, to_rust
+from generator.patterns.translate import Untranslatable, to_ere, to_rust
+from generator.records.model import Catalog, Entry, Signature
+from generator.signatures.library import dump, read_lock, record_url, signature_library
 
 SIGMA_NAMESPACE = uuid.UUID("6f0c9f1e-5d2a-4c1b-9a7e-3b8d2f4e6a10")
 SIGMA_STATUS = {"draft": "experimental", "reviewed": "test", "deprecated": "deprecated"}

@@ -20,14 +20,14 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
 from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
-from generator.errors import has_errors
-from generator.hubs import Hub, load_hubs
-from generator.load import discover
-from generator.pipeline import Loaded, paused_gc
-from generator.render import categories, category_path, render_site
-from generator.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
-from generator.sitefiles import site_files
-from generator.templating import SiteOptions
+from generator.records.errors import has_errors
+from generator.records.load import discover
+from generator.records.pipeline import Loaded, paused_gc
+from generator.site.hubs import Hub, load_hubs
+from generator.site.render import categories, category_path, render_site
+from generator.site.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
+from generator.site.sitefiles import site_files
+from generator.site.templating import SiteOptions
 
 
 def site_nav(loaded: Loaded, hubs: list[Hub]) -> list[Any]:

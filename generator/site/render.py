@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from generator.hubpages import render_compare_index, render_hub, render_tag, render_tag_index
-from generator.hubs import Hub
-from generator.library import read_lock
-from generator.markup import front_matter, safe_url
-from generator.model import CATEGORY_ORDER, Catalog, Entry
-from generator.refpages import render_field_reference, render_static
-from generator.templating import CATEGORY_TITLES, Page, SiteOptions, render_template
+from generator.records.model import CATEGORY_ORDER, Catalog, Entry
+from generator.signatures.library import read_lock
+from generator.site.hubpages import render_compare_index, render_hub, render_tag, render_tag_index
+from generator.site.hubs import Hub
+from generator.site.markup import front_matter, safe_url
+from generator.site.refpages import render_field_reference, render_static
+from generator.site.templating import CATEGORY_TITLES, Page, SiteOptions, render_template
 
 # Records rank above the comparison and reference pages that quote their lines.
 ENTRY_SEARCH_BOOST = 4

@@ -8,8 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from generator.library import dump, read_lock, signature_library
-from generator.model import Catalog
+from generator.records.model import Catalog
+from generator.signatures.library import dump, read_lock, signature_library
 
 
 def plain_mapping(value: Any) -> Any:

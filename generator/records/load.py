@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from generator.errors import Issue, Location
-from generator.locate import child_pointer, unescape_token
+from generator.records.errors import Issue, Location
+from generator.records.locate import child_pointer, unescape_token
 
 MAX_BYTES = 256 * 1024
 MAX_DEPTH = 32

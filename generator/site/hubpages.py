@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generator.hubs import Hub, derived_cell
-from generator.markup import attribute, front_matter, inline, literal
-from generator.model import Catalog, Entry
-from generator.templating import Page, render_template
+from generator.records.model import Catalog, Entry
+from generator.site.hubs import Hub, derived_cell
+from generator.site.markup import attribute, front_matter, inline, literal
+from generator.site.templating import Page, render_template
 
 
 def entry_link(entry: Entry, prefix: str) -> str:

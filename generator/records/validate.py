@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
-from generator.dialect import Compiled, compile_pattern, compile_set, dialect_problems, signature_matches
-from generator.errors import Issue, Location
-from generator.load import SourceDoc
-from generator.locate import child_pointer, find_mark, pointer_from_path
-from generator.model import Catalog, Entry, Signature
-from generator.schema import ENTRY_SCHEMA, schema_errors
+from generator.patterns.dialect import Compiled, compile_pattern, compile_set, dialect_problems, signature_matches
+from generator.records.errors import Issue, Location
+from generator.records.load import SourceDoc
+from generator.records.locate import child_pointer, find_mark, pointer_from_path
+from generator.records.model import Catalog, Entry, Signature
+from generator.records.schema import ENTRY_SCHEMA, schema_errors
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from generator.dialect import Compiled, compile_pattern
-from generator.model import Signature
-from generator.normalize import normalize_line
+from generator.patterns.dialect import Compiled, compile_pattern
+from generator.patterns.normalize import normalize_line
+from generator.records.model import Signature
 
 NUMPY_FROM = 1 << 20
 

@@ -12,9 +12,9 @@ import hashlib
 import json
 from typing import Any
 
-from generator.model import Catalog, Entry, Signature
-from generator.schema import schema_path
-from generator.translate import to_js
+from generator.patterns.translate import to_js
+from generator.records.model import Catalog, Entry, Signature
+from generator.records.schema import schema_path
 
 LIBRARY_SCHEMA = "signatures.schema.json"
 LIBRARY_SCHEMA_VERSION = "1.0.0"

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-from generator.errors import Location
-from generator.load import SourceDoc
-from generator.locate import find_mark
+from generator.records.errors import Location
+from generator.records.load import SourceDoc
+from generator.records.locate import find_mark
 
 CATEGORY_ORDER = (
     "communication",

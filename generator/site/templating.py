@@ -9,8 +9,8 @@ from typing import Any
 
 import jinja2
 
-from generator.markup import fence, inline, literal, prose, safe_url
-from generator.translate import key_text
+from generator.patterns.translate import key_text
+from generator.site.markup import fence, inline, literal, prose, safe_url
 
 STACK_LABELS = {
     "pytorch": "PyTorch",
@@ -73,7 +73,7 @@ MAPPINGS = (dict, MappingProxyType)
 def environment() -> jinja2.Environment:
     """Return the Jinja environment; record text only ever arrives as variables."""
     env = RecordEnvironment(
-        loader=jinja2.PackageLoader("generator", "templates"),
+        loader=jinja2.PackageLoader("generator.site", "templates"),
         auto_reload=False,  # templates are package files: no stat() per page to see if they changed
         autoescape=False,
         undefined=jinja2.StrictUndefined,

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from generator.logread import INVALID_UTF8, Source, blocks, close_source
-from generator.match import Block, Hit, Matcher
-from generator.model import Catalog, Entry
+from generator.diagnosis.logread import INVALID_UTF8, Source, blocks, close_source
+from generator.records.model import Catalog, Entry
+from generator.signatures.match import Block, Hit, Matcher
 
 STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
 MAX_EVIDENCE = 5

@@ -14,7 +14,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from generator.match import Block
+from generator.signatures.match import Block
 
 BLOCK_SIZE = 16 << 20
 MAX_LINE = 1 << 20

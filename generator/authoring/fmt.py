@@ -12,7 +12,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from generator.schema import ENTRY_SCHEMA, load_schema, resolve
+from generator.records.schema import ENTRY_SCHEMA, load_schema, resolve
 
 
 def round_trip() -> YAML:

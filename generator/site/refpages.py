@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from generator.markup import front_matter
-from generator.schema import ENTRY_SCHEMA, load_schema, resolve
-from generator.templating import Page, render_template
+from generator.records.schema import ENTRY_SCHEMA, load_schema, resolve
+from generator.site.markup import front_matter
+from generator.site.templating import Page, render_template
 
 
 def type_name(node: dict[str, Any]) -> str:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import jinja2
 
-from generator.dialect import compile_pattern, dialect_problems
-from generator.normalize import normalize_line, strip_ansi
+from generator.patterns.dialect import compile_pattern, dialect_problems
+from generator.patterns.normalize import normalize_line, strip_ansi
 
 ID_RE = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 

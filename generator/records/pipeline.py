@@ -12,10 +12,10 @@ from typing import Any
 
 import yaml
 
-from generator.errors import Issue, Location, has_errors
-from generator.load import SourceDoc, discover, display_path, load_text, read_source
-from generator.model import Catalog, build_catalog
-from generator.validate import check_catalog, check_document, collision_issues, published_issues
+from generator.records.errors import Issue, Location, has_errors
+from generator.records.load import SourceDoc, discover, display_path, load_text, read_source
+from generator.records.model import Catalog, build_catalog
+from generator.records.validate import check_catalog, check_document, collision_issues, published_issues
 
 HEALTHY_DIR = "tests/realworld/benign"
 PUBLISHED_IDS = "schema/published-ids.txt"

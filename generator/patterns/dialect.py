@@ -15,7 +15,7 @@ from typing import Any
 
 import re2
 
-from generator.normalize import normalize_line
+from generator.patterns.normalize import normalize_line
 
 # Constructs that one of the three engines lacks or reads differently.
 FORBIDDEN = (

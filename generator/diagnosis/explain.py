@@ -7,8 +7,8 @@ import textwrap
 import unicodedata
 from collections.abc import Iterable
 
-from generator.diagnose import Finding, Report
-from generator.model import Entry
+from generator.diagnosis.diagnose import Finding, Report
+from generator.records.model import Entry
 
 BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 WIDTH = 88

@@ -1,0 +1,1 @@
+"""Contributor tools: the canonical formatter and the skeleton of a new record."""

@@ -1,0 +1,1 @@
+"""Logs in, findings out: bounded reading, matching and ranking, and the text report."""
