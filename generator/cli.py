@@ -74,6 +74,20 @@ def load_or_report() -> Loaded | None:
     return load_catalog([Path(ENTRIES_DIR)], Path.cwd())
 
 
+def validation_files(paths: list[str]) -> list[Path] | None:
+    """Return the files to check (default: entries/ and hubs/), or None after naming missing ones."""
+    from generator.records.pipeline import discover
+    from generator.site.hubs import HUBS_DIR
+
+    defaults = [Path(p) for p in (ENTRIES_DIR, HUBS_DIR) if Path(p).is_dir()]
+    targets = [Path(p) for p in paths] or defaults
+    missing = [str(p) for p in targets if not p.exists()]
+    if missing:
+        print(f"failpedia: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return None
+    return discover(targets)
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate records and hubs; named files are checked against the whole catalog."""
     from generator.records.errors import has_errors
@@ -81,16 +95,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from generator.records.pipeline import discover, display_path, load_catalog
     from generator.site.hubs import HUBS_DIR, load_hubs
 
-    defaults = [Path(p) for p in (ENTRIES_DIR, HUBS_DIR) if Path(p).is_dir()]
-    targets = [Path(p) for p in args.paths] or defaults
-    missing = [str(p) for p in targets if not p.exists()]
-    if missing:
-        print(f"failpedia: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+    files = validation_files(args.paths)
+    if files is None:
         return EXIT_USAGE
-    files = discover(targets)
     hub_files = [f for f in files if f.parent.name == HUBS_DIR]
-    root = Path.cwd()
-    entries = Path(ENTRIES_DIR).resolve()
+    root, entries = Path.cwd(), Path(ENTRIES_DIR).resolve()
     in_project = entries.is_dir() and all(f in hub_files or entries in f.parents for f in files)
     context = discover([entries]) if in_project else []
     records = sorted({f for f in files if f not in hub_files} | set(context))
@@ -209,27 +218,31 @@ def confirm(question: str, assume_yes: bool) -> bool:
     return input(f"{question} [y/N] ").strip().lower() in ("y", "yes")
 
 
+def seeded_signature(log: str, assume_yes: bool) -> tuple[str, tuple[str, ...]] | int:
+    """Return the pattern and example lines proposed from a log, or an exit status to stop with."""
+    from generator.authoring.skeleton import propose_signature
+
+    lines = read_log_lines(log)
+    if lines is None:
+        return EXIT_USAGE
+    duplicates = existing_matches(log)
+    if duplicates:
+        print("Records whose signatures already match this log (likely duplicates):", file=sys.stderr)
+        for line in duplicates:
+            print(f"  {printable(line)}", file=sys.stderr)
+        if not confirm("Write a new record anyway?", assume_yes):
+            return EXIT_PROBLEMS
+    proposal = propose_signature(lines)
+    return ("", ()) if proposal is None else (proposal[0], tuple(proposal[1]))
+
+
 def cmd_new(args: argparse.Namespace) -> int:
     """Write a schema-valid skeleton record, optionally seeded from a pasted log."""
-    from generator.authoring.skeleton import propose_signature, skeleton_path, skeleton_text
+    from generator.authoring.skeleton import skeleton_path, skeleton_text
 
-    pattern = ""
-    matches: tuple[str, ...] = ()
-    if args.from_log:
-        lines = read_log_lines(args.from_log)
-        if lines is None:
-            return EXIT_USAGE
-        duplicates = existing_matches(args.from_log)
-        if duplicates:
-            print("Records whose signatures already match this log (likely duplicates):", file=sys.stderr)
-            for line in duplicates:
-                print(f"  {printable(line)}", file=sys.stderr)
-            if not confirm("Write a new record anyway?", args.yes):
-                return EXIT_PROBLEMS
-        proposal = propose_signature(lines)
-        if proposal is not None:
-            pattern, matches = proposal[0], tuple(proposal[1])
-
+    seeded = seeded_signature(args.from_log, args.yes) if args.from_log else ("", ())
+    if isinstance(seeded, int):
+        return seeded
     path = skeleton_path(Path(ENTRIES_DIR), args.id, args.category)
     if path is None:
         print(f"failpedia: {args.id!r} is not a valid id (lowercase words joined by hyphens)", file=sys.stderr)
@@ -239,7 +252,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as handle:
-        handle.write(skeleton_text(args.id, args.category, pattern, matches))
+        handle.write(skeleton_text(args.id, args.category, *seeded))
     print(path)
     return EXIT_OK
 
@@ -367,11 +380,24 @@ def cmd_lock(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_fmt(args: argparse.Namespace) -> int:
-    """Rewrite records in canonical key order (or, with --check, list those that are not)."""
+def canonical_text(path: Path, name: str) -> tuple[str, str] | None:
+    """Return a record's text and its canonical form, or None after reporting a syntax error."""
     from ruamel.yaml.error import MarkedYAMLError
 
     from generator.authoring.fmt import formatted
+
+    text = path.read_text(encoding="utf-8")
+    try:
+        return text, formatted(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
+        print(f"{where}: error[yaml.syntax] {exc.problem}", file=sys.stderr)
+        return None
+
+
+def cmd_fmt(args: argparse.Namespace) -> int:
+    """Rewrite records in canonical key order (or, with --check, list those that are not)."""
     from generator.output import write_atomically
     from generator.records.pipeline import discover, display_path
 
@@ -382,19 +408,13 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     changed, broken = [], 0
     for path in discover(targets):
         name = display_path(path, Path.cwd())
-        text = path.read_text(encoding="utf-8")
-        try:
-            canonical = formatted(text)
-        except MarkedYAMLError as exc:
-            mark = exc.problem_mark
-            where = f"{name}:{mark.line + 1}:{mark.column + 1}" if mark else name
-            print(f"{where}: error[yaml.syntax] {exc.problem}", file=sys.stderr)
+        texts = canonical_text(path, name)
+        if texts is None:
             broken += 1
-            continue
-        if canonical != text:
+        elif texts[1] != texts[0]:
             changed.append(name)
             if not args.check:
-                write_atomically({path: canonical.encode("utf-8")})
+                write_atomically({path: texts[1].encode("utf-8")})
     for name in changed:
         print(f"{'would reformat' if args.check else 'reformatted'} {name}")
     if broken:
@@ -402,47 +422,96 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if args.check and changed else EXIT_OK
 
 
-def parser() -> argparse.ArgumentParser:
-    """Return the argument parser."""
-    top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
-    sub = top.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("validate", help="check records")
+EXIT_CODES = "exit status: 0 ok, 1 problems found, 2 usage error or unreadable input"
+
+
+def command(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser], name: str, summary: str, examples: str, codes: str = ""
+) -> argparse.ArgumentParser:
+    """Return a sub-command's parser with its description, examples and exit codes in --help."""
+    epilog = f"examples:\n{examples}\n\n{codes or EXIT_CODES}"
+    formatter = argparse.RawDescriptionHelpFormatter
+    return sub.add_parser(name, help=summary, description=summary, epilog=epilog, formatter_class=formatter)
+
+
+def add_validate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = command(
+        sub,
+        "validate",
+        "check records and hubs",
+        "  failpedia validate\n  failpedia validate entries/memory --format github",
+    )
     p.add_argument("paths", nargs="*", help="record files or directories (default: entries/)")
     p.add_argument("--format", choices=("text", "json", "github"), default="text")
     p.set_defaults(run=cmd_validate)
-    p = sub.add_parser("build", help="build the site with mkdocs build --strict")
+
+
+def add_site_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = command(sub, "build", "build the site with mkdocs build --strict", "  failpedia build --site-dir site")
     p.add_argument("--site-dir", default="site")
     p.set_defaults(run=cmd_build)
-    p = sub.add_parser("serve", help="serve the site with live reload")
+    p = command(sub, "serve", "serve the site with live reload", "  failpedia serve --dev-addr 127.0.0.1:8001")
     p.add_argument("--dev-addr", default="127.0.0.1:8000")
     p.set_defaults(run=cmd_serve)
-    p = sub.add_parser("diagnose", help="find and rank the failures in logs")
+
+
+def add_diagnose(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    examples = (
+        "  failpedia diagnose train.log\n"
+        "  kubectl logs job/train | failpedia diagnose -\n"
+        "  failpedia diagnose rank*.log.gz --json"
+    )
+    codes = "exit status: 0 a failure identified, 1 nothing matched, 2 unreadable input or usage error"
+    p = command(sub, "diagnose", "find and rank the failures in logs", examples, codes)
     p.add_argument("logs", nargs="*", help="log files (plain or gzip); - or nothing for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
     p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
     p.set_defaults(run=cmd_diagnose)
-    p = sub.add_parser("export", help="export the signature library for other tools")
+
+
+def add_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    examples = (
+        "  failpedia export --format sigma -o rules/\n"
+        "  failpedia export --format loki --loki-selector '{app=\"trainer\"}'"
+    )
+    p = command(sub, "export", "export the signature library for other tools", examples)
     p.add_argument("--format", required=True, help="the output format: grep, json, loki or sigma")
     p.add_argument("-o", "--output", help="file or directory to write (default: stdout)")
     p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
     p.add_argument("--loki-selector", help='LogQL stream selector (default: {job=~".+"})')
     p.set_defaults(run=cmd_export)
-    p = sub.add_parser("lock", help="update schema/library.lock.json (the library version)")
+
+
+def add_authoring(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = command(sub, "lock", "update schema/library.lock.json (the library version)", "  failpedia lock")
     p.set_defaults(run=cmd_lock)
-    p = sub.add_parser("fmt", help="rewrite records in the canonical key order, keeping comments")
+    p = command(sub, "fmt", "rewrite records in the canonical key order, keeping comments", "  failpedia fmt --check")
     p.add_argument("paths", nargs="*", help="record files or directories (default: entries/)")
     p.add_argument("--check", action="store_true", help="only report files that are not canonical (exit 1)")
     p.set_defaults(run=cmd_fmt)
-    p = sub.add_parser("explain", help="show one record in the terminal")
-    p.add_argument("id")
-    p.set_defaults(run=cmd_explain)
-    p = sub.add_parser("new", help="write a skeleton record")
+    p = command(
+        sub, "new", "write a skeleton record", "  failpedia new my-failure --category memory --from-log crash.log"
+    )
     p.add_argument("id")
     p.add_argument("--category", required=True, choices=CATEGORY_ORDER)
     p.add_argument("--from-log", metavar="FILE", help="seed the signature and its examples from a log")
     p.add_argument("--yes", action="store_true", help="do not ask when existing records already match")
     p.set_defaults(run=cmd_new)
+
+
+def add_explain(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = command(sub, "explain", "show one record in the terminal", "  failpedia explain nccl-system-error")
+    p.add_argument("id")
+    p.set_defaults(run=cmd_explain)
+
+
+def parser() -> argparse.ArgumentParser:
+    """Return the argument parser."""
+    top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
+    sub = top.add_subparsers(dest="command", required=True)
+    for add in (add_validate, add_site_commands, add_diagnose, add_export, add_authoring, add_explain):
+        add(sub)
     return top
 
 
