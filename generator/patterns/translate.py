@@ -68,37 +68,33 @@ def tokenize(pattern: str) -> list[Token]:
     index = 0
     while index < len(pattern):
         plain = PLAIN_RUN.match(pattern, index)
-        if plain:  # ordinary characters: one literal token each, without the branches below
+        if plain:  # ordinary characters: one literal token each, without the branches of read_token
             tokens.extend([Token("lit", char) for char in plain.group()])
             index = plain.end()
             continue
-        char = pattern[index]
-        if char == "[":
-            token, index = read_class(pattern, index)
-            tokens.append(token)
-            continue
-        if char == "\\":
-            letter = pattern[index + 1]
-            if letter in NAMED or letter in "bB":
-                tokens.append(Token("named" if letter in NAMED else "bound", letter))
-                index += 2
-                continue
-            literal, index = escape_char(pattern, index)
-            tokens.append(Token("lit", literal))
-            continue
-        if pattern.startswith("(?:", index):
-            tokens.append(Token("group"))
-            index += 3
-            continue
-        if char == "{":
-            close = pattern.index("}", index)
-            tokens.append(Token("op", pattern[index : close + 1]))
-            index = close + 1
-            continue
-        kind = {".": "any", "$": "end"}.get(char, "op" if char in "()|*+?" else "lit")
-        tokens.append(Token(kind, char))
-        index += 1
+        token, index = read_token(pattern, index)
+        tokens.append(token)
     return tokens
+
+
+def read_token(pattern: str, index: int) -> tuple[Token, int]:
+    """Return the token that starts at ``index`` (a class, escape, group, repeat or operator) and where it ends."""
+    char = pattern[index]
+    if char == "[":
+        return read_class(pattern, index)
+    if char == "\\":
+        letter = pattern[index + 1]
+        if letter in NAMED or letter in "bB":
+            return Token("named" if letter in NAMED else "bound", letter), index + 2
+        literal, end = escape_char(pattern, index)
+        return Token("lit", literal), end
+    if pattern.startswith("(?:", index):
+        return Token("group"), index + 3
+    if char == "{":
+        close = pattern.index("}", index)
+        return Token("op", pattern[index : close + 1]), close + 1
+    kind = {".": "any", "$": "end"}.get(char, "op" if char in "()|*+?" else "lit")
+    return Token(kind, char), index + 1
 
 
 def other_case(member: tuple[str, str]) -> list[tuple[str, str]]:
