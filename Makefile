@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean
+.PHONY: install site build serve test lint validate bench clean verify
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,11 @@ lint: $(STAMP)
 	$(BIN)/ruff check generator tests bench
 	$(BIN)/ruff format --check generator tests bench
 	$(BIN)/mypy --strict generator
+
+# Downloads every release the records claim (gigabytes, cached in ~/.cache/failpedia/releases
+# or $$FAILPEDIA_RELEASES) and rewrites schema/verified.json; CI only reads the ledger.
+verify: $(STAMP)
+	$(BIN)/failpedia verify
 
 bench: $(STAMP)
 	$(BIN)/python bench/build.py

@@ -22,9 +22,13 @@ from generator.records.model import CATEGORY_ORDER
 # Commands other than diagnose import their stages when they run: a diagnosis starts in a
 # fraction of a second only if validation, Jinja and the exporters are not imported first.
 if TYPE_CHECKING:
+    from typing import Any
+
     from generator.records.errors import Issue
+    from generator.records.model import Signature
     from generator.records.pipeline import Loaded
     from generator.signatures.export import Bundle
+    from generator.signatures.verify import Outcome
 
 ENTRIES_DIR = "entries"
 
@@ -422,6 +426,70 @@ def cmd_fmt(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if args.check and changed else EXIT_OK
 
 
+def claimed_signatures(loaded: Loaded, package: str | None) -> list[Signature]:
+    """Return the signatures that name where they are printed (of one package when asked)."""
+    claims = [(sig, sig.printed_by) for sig in loaded.catalog.signatures if sig.printed_by is not None]
+    return [sig for sig, claim in claims if package is None or claim.package == package]
+
+
+def verify_one(
+    sig: Signature, versions: tuple[str, ...], old: dict[str, Any] | None
+) -> tuple[list[Outcome], dict[str, Any]]:
+    """Check one signature's releases; return the outcomes and its new ledger entry (old results kept if unchanged)."""
+    from generator.signatures.releases import fetch_release
+    from generator.signatures.verify import ledger_entry, verify_signature
+
+    def fetch(package: str, version: str) -> Path:
+        print(f"  {package} {version} ...", file=sys.stderr, flush=True)
+        return fetch_release(package, version)
+
+    outcomes = verify_signature(sig, fetch, versions)
+    entry = ledger_entry(sig, outcomes)
+    if old is not None and old.get("digest") == entry["digest"]:
+        entry["results"] = {**old.get("results", {}), **entry["results"]}
+    return outcomes, entry
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check signatures against the released artifacts and write the ledger (or, offline, read it)."""
+    from generator.output import write_atomically
+    from generator.records.errors import has_errors
+    from generator.records.ledger import LEDGER_FILE, ledger_issues, read_ledger
+    from generator.signatures.verify import RESULT_WORDS, ledger_text, outcome_issues
+
+    loaded = load_or_report()
+    if loaded is None:
+        return EXIT_USAGE
+    ledger = read_ledger(Path.cwd())
+    sigs = claimed_signatures(loaded, args.package)
+    if args.offline:
+        issues = ledger_issues(loaded.catalog, ledger)
+    else:
+        issues = []
+        for sig in sigs:
+            print(f"{sig.id}:", file=sys.stderr, flush=True)
+            outcomes, ledger[sig.id] = verify_one(sig, tuple(args.versions), ledger.get(sig.id))
+            issues.extend(outcome_issues(loaded.catalog, sig, outcomes))
+            print(" ".join(f"{o.version}={RESULT_WORDS[o.found]}" for o in outcomes), file=sys.stderr)
+        write_atomically({Path(LEDGER_FILE): ledger_text(ledger).encode("utf-8")})
+    print_issues(sorted(issues), "text")
+    print(f"{len(sigs)} signature(s) with printed_by; {len(issues)} problem(s)", file=sys.stderr)
+    return EXIT_PROBLEMS if has_errors(issues) else EXIT_OK
+
+
+def add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    examples = (
+        "  failpedia verify                      # every signature with printed_by, every claimed release\n"
+        "  failpedia verify --package nvidia-nccl-cu12 --versions 2.18.1 2.19.3\n"
+        "  failpedia verify --offline            # only read schema/verified.json"
+    )
+    p = command(sub, "verify", "check signatures against released artifacts; write schema/verified.json", examples)
+    p.add_argument("--package", help="only signatures printed by this package")
+    p.add_argument("--versions", nargs="+", default=[], help="check these releases instead of the claimed ones")
+    p.add_argument("--offline", action="store_true", help="download nothing; report what the ledger says")
+    p.set_defaults(run=cmd_verify)
+
+
 EXIT_CODES = "exit status: 0 ok, 1 problems found, 2 usage error or unreadable input"
 
 
@@ -510,7 +578,7 @@ def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
     top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
     sub = top.add_subparsers(dest="command", required=True)
-    for add in (add_validate, add_site_commands, add_diagnose, add_export, add_authoring, add_explain):
+    for add in (add_validate, add_site_commands, add_diagnose, add_export, add_authoring, add_explain, add_verify):
         add(sub)
     return top
 

@@ -38,6 +38,22 @@ class Example:
 
 
 @dataclass(frozen=True)
+class PrintedBy:
+    """Where a signature's message is printed: a package, files in its releases, the versions claimed."""
+
+    package: str
+    file: str
+    text: tuple[str, ...]
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the claim as plain JSON-ready data."""
+        fields = {"package": self.package, "file": self.file, "present": list(self.present)}
+        return {**fields, "text": list(self.text), "absent": list(self.absent)}
+
+
+@dataclass(frozen=True)
 class Signature:
     """One log signature of an entry."""
 
@@ -51,6 +67,7 @@ class Signature:
     no_match: tuple[str, ...]
     index: int
     examples: tuple[Example, ...] = ()
+    printed_by: PrintedBy | None = None
 
 
 @dataclass(frozen=True)
@@ -122,7 +139,14 @@ def build_signature(entry_id: str, index: int, raw: Mapping[str, Any]) -> Signat
         no_match=tuple(examples.get("no_match", ())),
         index=index,
         examples=lines,
+        printed_by=build_printed_by(raw["printed_by"]) if "printed_by" in raw else None,
     )
+
+
+def build_printed_by(raw: Mapping[str, Any]) -> PrintedBy:
+    """Return the PrintedBy claim of one signature."""
+    lists = {name: tuple(str(item) for item in raw.get(name, ())) for name in ("text", "present", "absent")}
+    return PrintedBy(package=raw["package"], file=raw["file"], **lists)
 
 
 def build_example(raw: str | Mapping[str, Any]) -> Example:

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from generator.records.errors import Issue, Location, has_errors
+from generator.records.ledger import ledger_issues, read_ledger
 from generator.records.load import SourceDoc, discover, display_path, load_text, read_source
 from generator.records.model import Catalog, build_catalog
 from generator.records.validate import check_catalog, check_document, collision_issues, published_issues
@@ -40,8 +41,9 @@ def published_ids(root: Path) -> list[tuple[Location, str]]:
 
 
 def project_issues(catalog: Catalog, root: Path) -> list[Issue]:
-    """Return the collision and published-id problems of the project's catalog."""
-    return [*collision_issues(catalog, healthy_logs(root)), *published_issues(catalog, published_ids(root))]
+    """Return the collision, published-id and verification-ledger problems of the project's catalog."""
+    found = [*collision_issues(catalog, healthy_logs(root)), *published_issues(catalog, published_ids(root))]
+    return [*found, *ledger_issues(catalog, read_ledger(root))]
 
 
 ENTRIES_DIR = "entries"

@@ -1,0 +1,187 @@
+"""failpedia verify: signatures checked against release archives, and the committed ledger read offline."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from generator.records.ledger import LEDGER_FILE, ledger_digest, needles, read_ledger
+from generator.records.pipeline import load_catalog
+from generator.signatures import verify
+from generator.signatures.verify import ledger_entry, ledger_text, outcome_issues, release_outcome, verify_signature
+
+ROOT = Path(__file__).resolve().parent.parent
+MESSAGE = b"misc/shmutils.cc:%d NCCL WARN Error: failed to extend %s to %ld bytes"
+RECORD = Path("entries/communication/nccl-shm-exhausted.yaml")
+
+
+def wheel(path: Path, members: dict[str, bytes]) -> Path:
+    with zipfile.ZipFile(path, "w") as zipped:
+        for name, data in members.items():
+            zipped.writestr(name, data)
+    return path
+
+
+def sdist(path: Path, members: dict[str, bytes]) -> Path:
+    with tarfile.open(path, "w:gz") as tarred:
+        for name, data in members.items():
+            info = tarfile.TarInfo(f"pkg-1.0/{name}")
+            info.size = len(data)
+            tarred.addfile(info, io.BytesIO(data))
+    return path
+
+
+def library(with_message: bool) -> bytes:
+    """Bytes shaped like a compiled library: binary noise around NUL-terminated C strings."""
+    strings = [b"NCCL INFO Bootstrap", MESSAGE if with_message else b"NCCL WARN something else"]
+    return b"\x7fELF\x00\x01" + b"\x00\x00\xff".join(strings) + b"\x00" * 64
+
+
+def test_a_compiled_library_holds_the_text(tmp_path: Path) -> None:
+    archive = wheel(tmp_path / "a.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
+    outcome = release_outcome(archive, "nvidia/nccl/lib/libnccl.so*", ("Error: failed to extend",), "2.22.3")
+    assert (outcome.found, outcome.detail) == (True, "")
+
+
+def test_a_release_without_the_text_says_which_text_is_missing(tmp_path: Path) -> None:
+    archive = wheel(tmp_path / "a.whl", {"nvidia/nccl/lib/libnccl.so.2": library(False)})
+    texts = ("NCCL INFO Bootstrap", "Error: failed to extend")
+    outcome = release_outcome(archive, "nvidia/nccl/lib/libnccl.so*", texts, "2.11.4")
+    assert (outcome.found, outcome.detail) == (False, "missing 'Error: failed to extend'")
+
+
+def test_no_matching_file_is_unreadable_not_absent(tmp_path: Path) -> None:
+    archive = wheel(tmp_path / "a.whl", {"nvidia/nccl/include/nccl.h": MESSAGE})
+    outcome = release_outcome(archive, "nvidia/nccl/lib/libnccl.so*", ("Error: failed",), "2.0")
+    assert outcome.found is None
+    assert outcome.detail == "no file matches 'nvidia/nccl/lib/libnccl.so*' in a.whl"
+
+
+def test_sdist_paths_are_matched_below_their_top_folder(tmp_path: Path) -> None:
+    archive = sdist(
+        tmp_path / "pkg-1.0.tar.gz", {"deepspeed/runtime/engine.py": b'raise ValueError("train_batch_size is not")'}
+    )
+    assert release_outcome(archive, "deepspeed/runtime/*.py", ("train_batch_size is not",), "1.0").found is True
+
+
+def test_a_text_split_across_read_chunks_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verify, "CHUNK", 16)
+    data = b"x" * 10 + MESSAGE  # the message starts 10 bytes into the first 16-byte chunk
+    archive = wheel(tmp_path / "a.whl", {"lib/libx.so": data})
+    assert release_outcome(archive, "lib/*.so", ("Error: failed to extend",), "1").found is True
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the project's records with the real ledger beside them."""
+    shutil.copytree(ROOT / "entries", tmp_path / "entries")
+    shutil.copytree(ROOT / "schema", tmp_path / "schema")
+    return tmp_path
+
+
+def shm_signature(root: Path):  # type: ignore[no-untyped-def]
+    catalog = load_catalog([root / "entries"], root).catalog
+    return catalog, next(s for s in catalog.signatures if s.id == "nccl-shm-exhausted-extend")
+
+
+def test_a_contradicted_claim_is_an_issue_at_the_version(project: Path) -> None:
+    catalog, sig = shm_signature(project)
+    archives = {
+        v: wheel(project / f"{v}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(v != "2.18.1")})
+        for v in sig.printed_by.present
+    }
+    issues = outcome_issues(catalog, sig, verify_signature(sig, lambda _pkg, version: archives[version]))
+    text = (project / RECORD).read_text(encoding="utf-8").splitlines()
+    line = next(n for n, row in enumerate(text, 1) if "present: [" in row and "2.18.1" in row)
+    col = text[line - 1].index("2.18.1") + 1
+    expected = (
+        f"{RECORD}:{line}:{col}: error[verify.absent] /signatures/0/printed_by/present/1: "
+        "nvidia-nccl-cu12 2.18.1 does not print it: missing 'Error: failed to extend'"
+    )
+    assert [str(i) for i in issues] == [expected]
+
+
+def test_a_failed_download_is_reported_not_raised(project: Path) -> None:
+    catalog, sig = shm_signature(project)
+
+    def refuse(package: str, version: str) -> Path:
+        raise OSError(f"pip could not download {package}=={version}")
+
+    issues = outcome_issues(catalog, sig, verify_signature(sig, refuse, ("9.9.9",)))
+    assert [(i.code, i.pointer) for i in issues] == [("verify.unreadable", "/signatures/0/printed_by")]
+
+
+def issue_codes(root: Path) -> list[tuple[str, str]]:
+    loaded = load_catalog([root / "entries"], root, project=True)
+    return [
+        (i.code, i.location.path.rsplit("/", 1)[-1]) for i in loaded.issues if i.code.startswith(("verify.", "status."))
+    ]
+
+
+def test_editing_a_checked_signature_makes_its_ledger_entry_stale(project: Path) -> None:
+    path = project / RECORD
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("failed to extend \\S+", "failed to extend \\S*"), encoding="utf-8"
+    )
+    assert issue_codes(project) == [("verify.stale", "nccl-shm-exhausted.yaml")]
+
+
+def test_a_ledger_result_that_contradicts_the_claim_fails(project: Path) -> None:
+    ledger = json.loads((project / LEDGER_FILE).read_text(encoding="utf-8"))
+    ledger["signatures"]["nccl-shm-exhausted-extend"]["results"]["2.18.1"] = "absent"
+    (project / LEDGER_FILE).write_text(json.dumps(ledger), encoding="utf-8")
+    assert issue_codes(project) == [("verify.failed", "nccl-shm-exhausted.yaml")]
+
+
+def test_verified_status_needs_a_passing_check_and_a_real_line(project: Path) -> None:
+    path = project / "entries/memory/cuda-out-of-memory.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("status: draft", "status: verified", 1), encoding="utf-8")
+    mine = [code for code, name in issue_codes(project) if name == "cuda-out-of-memory.yaml"]
+    signatures = len(load_catalog([path], project).catalog.signatures)
+    assert mine.count("status.unverified") == signatures  # none of them names where it is printed
+    path.write_text(path.read_text(encoding="utf-8").replace("status: verified", "status: draft", 1), encoding="utf-8")
+    assert [name for _, name in issue_codes(project)] == []
+
+
+def test_the_ledger_entry_records_what_was_checked(project: Path) -> None:
+    _, sig = shm_signature(project)
+    outcomes = [verify.Outcome("2.16.2", True), verify.Outcome("2.11.4", False), verify.Outcome("2.0", None, "x")]
+    entry = ledger_entry(sig, outcomes)
+    assert entry["results"] == {"2.16.2": "present", "2.11.4": "absent", "2.0": "unreadable"}
+    assert entry["digest"] == ledger_digest(sig) and entry["texts"] == ["Error: failed to extend"]
+    assert json.loads(ledger_text({sig.id: entry}))["signatures"][sig.id] == entry
+
+
+def test_the_committed_ledger_backs_every_claim() -> None:
+    """Every signature that names where it is printed has a fresh, passing ledger entry (runs offline)."""
+    catalog = load_catalog([ROOT / "entries"], ROOT).catalog
+    ledger = read_ledger(ROOT)
+    claims = {sig.id: sig for sig in catalog.signatures if sig.printed_by is not None}
+    assert claims, "no signature names where it is printed"
+    stale = sorted(sid for sid, sig in claims.items() if ledger.get(sid, {}).get("digest") != ledger_digest(sig))
+    assert stale == [], "run `make verify` for these signatures"
+    for sid, sig in claims.items():
+        results = ledger[sid]["results"]
+        assert all(results[v] == "present" for v in sig.printed_by.present), sid
+        assert all(results[v] == "absent" for v in sig.printed_by.absent), sid
+        assert ledger[sid]["texts"] == list(needles(sig)), sid
+    assert sorted(set(ledger) - set(claims)) == [], "ledger entries for signatures that no longer claim a source"
+
+
+def test_verify_offline_reads_the_ledger_and_downloads_nothing(project: Path) -> None:
+    env = {**os.environ, "FAILPEDIA_CACHE_DIR": str(project / ".cache"), "FAILPEDIA_RELEASES": str(project / "none")}
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "verify", "--offline"], cwd=project, capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr
+    assert not (project / "none").exists()
+    assert "problem(s)" in result.stderr and " 0 problem(s)" in result.stderr
