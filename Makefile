@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean verify
+.PHONY: install site build serve test lint validate bench clean verify coverage
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ lint: $(STAMP)
 # or $$FAILPEDIA_RELEASES) and rewrites schema/verified.json; CI only reads the ledger.
 verify: $(STAMP)
 	$(BIN)/failpedia verify
+
+# The share of real failure reports (tests/realworld/coverage/) whose right record comes first.
+coverage: $(STAMP)
+	$(BIN)/python -m tests.coverage_report
 
 bench: $(STAMP)
 	$(BIN)/python bench/build.py

@@ -24,3 +24,48 @@ def load_cases(kind: str) -> list[Case]:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         cases.append(Case(path.stem, data["source"], data.get("expect"), data["log"]))
     return cases
+
+
+FAMILIES = (
+    "cuda-runtime",
+    "cublas-cudnn",
+    "extensions-install",
+    "kernels-compilers",
+    "hardware",
+    "native-crash",
+    "nccl",
+    "launcher",
+    "memory",
+    "numerical",
+    "autograd-model",
+    "data-tokenizer",
+    "checkpoint",
+    "config",
+    "distributed-other",
+    "hang",
+    "serving",
+    "other",
+)
+
+
+@dataclass(frozen=True)
+class CoverageCase:
+    """A failure report sampled from a public tracker, labelled with the record that should come first."""
+
+    name: str
+    source: str
+    project: str
+    family: str
+    label: str
+    cause: str | None
+    log: str
+
+
+def load_coverage() -> list[CoverageCase]:
+    """Return the coverage corpus (tests/realworld/coverage/), sorted by file name."""
+    cases = []
+    for path in sorted((CORPUS / "coverage").glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        fields = ("source", "project", "family", "label", "cause", "log")
+        cases.append(CoverageCase(path.stem, *(data.get(name) for name in fields)))
+    return cases
