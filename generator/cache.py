@@ -25,6 +25,7 @@ from generator.output import write_atomically
 from generator.paths import SCHEMA_DIR
 from generator.records.load import SourceDoc, discover
 from generator.records.model import Catalog, build_catalog
+from generator.signatures.facts import fact_signatures
 from generator.signatures.match import Matcher, hyperscan
 
 if TYPE_CHECKING:
@@ -159,12 +160,12 @@ def write_mapping(name: str, data: dict[str, str]) -> None:
     replace_cache_bytes(name, json.dumps(data, sort_keys=True).encode())
 
 
-def read_database(key: str) -> Any:
-    """Return the cached Hyperscan database for ``key``, or None."""
+def read_database(key: str, kind: str = "patterns") -> Any:
+    """Return the cached Hyperscan database of one kind (patterns, every) for ``key``, or None."""
     if hyperscan is None:
         return None
     try:
-        return hyperscan.loadb((cache_dir() / f"patterns-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        return hyperscan.loadb((cache_dir() / f"{kind}-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
     except CACHE_ERRORS:
         return None
 
@@ -226,11 +227,22 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
     build fills the records part and leaves the compilation to the first diagnosis.
     """
     key, loaded, catalog = validated_catalog(entries, root)
+    return loaded, catalog, cached_matcher(key, catalog, loaded is None or loaded.ok)
+
+
+def cached_matcher(key: str, catalog: Catalog, keep: bool) -> Matcher:
+    """Return the matcher of a catalog with its compiled databases from the cache (kept there when ``keep``)."""
     cached = read_database(key)
-    matcher = Matcher(catalog.signatures, cached)
-    if cached is None and matcher.database is not None and (loaded is None or loaded.ok):
+
+    def remember_every(database: Any) -> None:
+        if keep:
+            replace_cache_bytes(f"every-{key}.hs", hyperscan.dumpb(database))
+
+    signatures = (*catalog.signatures, *fact_signatures())  # versions the log states decide between causes
+    matcher = Matcher(signatures, cached, read_database(key, "every"), remember_every)
+    if cached is None and matcher.database is not None and keep:
         replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
-    return loaded, catalog, matcher
+    return matcher
 
 
 def load_validated(entries: Path, root: Path) -> tuple[str, Loaded]:

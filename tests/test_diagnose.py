@@ -115,22 +115,47 @@ def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.
 
 
 def test_json_contract(tmp_path: Path) -> None:
+    import jsonschema
+
     log = tmp_path / "rank3.log"
     log.write_text(f"step 1\n{OOM}\n", encoding="utf-8")
-    result = cli("--json", str(log))
+    result = cli("--json", "--site-url", "https://example.test/fp/", str(log))
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
-    assert set(data) == {"findings", "scanned"}
+    schema = json.loads((ROOT / "schema" / "diagnosis.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
     top = data["findings"][0]
-    assert set(top) == {"id", "title", "score", "role", "evidence"}
     assert top["id"] == "cuda-out-of-memory" and top["role"] == "initiating"
-    assert top["evidence"][0] == {
-        "file": str(log),
-        "line": 2,
-        "text": OOM,
-        "signature": top["evidence"][0]["signature"],
-    }
+    assert top["evidence"] == [{"file": str(log), "line": 2, "text": OOM, "signature": "cuda-out-of-memory-allocator"}]
+    assert top["url"] == "https://example.test/fp/entries/cuda-out-of-memory/"
+    assert (top["lines"], top["ranks"], top["files"]) == (1, [3], [str(log)])
+    assert top["first"] == top["last"] == {"file": str(log), "line": 2, "timestamp": None}
+    assert top["fix"]["first_step"] == CATALOG.by_id["cuda-out-of-memory"].data["fix"]["steps"][0]["text"]
     assert data["scanned"]["bytes"] == log.stat().st_size
+
+
+def ranked(text: str, matcher: Matcher = MATCHER) -> list[tuple[str, int, list[int]]]:
+    report = diagnose([Source("log", io.BytesIO(text.encode()))], matcher, CATALOG)
+    return [(f.entry.id, f.lines, [e.line for e in f.evidence]) for f in report.findings]
+
+
+def test_every_matching_line_is_evidence_once() -> None:
+    three = "".join(f"[rank{r}]: {OOM.split(': ', 1)[1]}\n" for r in (0, 1, 3))
+    assert ranked(f"step 1\n{three}") == [("cuda-out-of-memory", 3, [2, 3, 4])]
+    report = diagnose([Source("log", io.BytesIO(three.encode()))], MATCHER, CATALOG)
+    assert sorted(report.findings[0].ranks) == [0, 1, 3]
+
+
+def test_lines_past_the_cap_are_counted_not_listed() -> None:
+    many = "".join(f"{OOM}\nstep {i}\n" for i in range(8))
+    assert ranked(many) == [("cuda-out-of-memory", 8, [1, 3, 5, 7, 9])]
+
+
+def test_without_hyperscan_every_line_is_found_too() -> None:
+    slow = Matcher(CATALOG.signatures)
+    slow.database = None
+    text = f"a\n{OOM}\nb\n{OOM}\n{OOM}\n"
+    assert ranked(text, slow) == ranked(text) == [("cuda-out-of-memory", 3, [2, 4, 5])]
 
 
 def test_exit_1_when_nothing_matches() -> None:

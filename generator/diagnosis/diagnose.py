@@ -8,8 +8,10 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from generator.diagnosis.causes import Judged, Seen, Stated, judge_causes
 from generator.diagnosis.logread import INVALID_UTF8, Source, blocks, close_source
 from generator.records.model import Catalog, Entry
+from generator.signatures.facts import fact_value
 from generator.signatures.match import Block, Hit, Matcher
 
 STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
@@ -17,6 +19,8 @@ MAX_EVIDENCE = 5
 MAX_TEXT = 400
 SCAN_THREADS = 2  # Hyperscan scans in parallel; the reading thread keeps both fed
 SPLIT_FROM = 1 << 20  # blocks smaller than this are scanned whole
+# torchrun's "[rank3]:" / "[default3]:" prefixes, and c10d's "[Rank 3]" / "[PG ... Rank 3]".
+RANK_RE = re.compile(r"^\[(?:rank|default)([0-9]+)\]:|\[(?:PG [^\]]*)?Rank ([0-9]+)\]", re.ASCII)
 TIMESTAMP_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?)")
 
 
@@ -38,11 +42,17 @@ class Finding:
     """A record seen in the logs, with its evidence, score and role."""
 
     entry: Entry
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)  # the earliest lines by time, at most MAX_EVIDENCE
     signatures: dict[str, str] = field(default_factory=dict)  # every matched signature: strength
     earliest: Evidence | None = None  # over every hit, not only the evidence kept
+    latest: Evidence | None = None
+    lines: int = 0  # every matching line, counted once however many signatures match it
+    files: set[str] = field(default_factory=set)
+    ranks: set[int] = field(default_factory=set)
+    last_line: tuple[int, int] = (-1, -1)
     score: float = 0.0
     role: str = "initiating"
+    causes: list[Judged] = field(default_factory=list)  # the record's causes, ordered by the evidence
 
     @property
     def strength(self) -> str:
@@ -56,12 +66,39 @@ class Finding:
         return self.earliest
 
     def add(self, evidence: Evidence) -> None:
-        """Count a hit; keep it as evidence while fewer than MAX_EVIDENCE are kept."""
-        self.signatures[evidence.signature] = evidence.strength
+        """Count a hit once per line; keep the MAX_EVIDENCE earliest lines by time."""
+        self.signatures.setdefault(evidence.signature, evidence.strength)
+        if evidence.order == self.last_line:
+            return  # another signature of this record on the same line (hits arrive in line order)
+        self.last_line = evidence.order
+        self.lines += 1
+        self.files.add(evidence.file)
+        rank = rank_of(evidence.text)
+        if rank is not None:
+            self.ranks.add(rank)
         if self.earliest is None or time_key(evidence) < time_key(self.earliest):
             self.earliest = evidence
-        if len(self.evidence) < MAX_EVIDENCE:
-            self.evidence.append(evidence)
+        if self.latest is None or time_key(evidence) > time_key(self.latest):
+            self.latest = evidence
+        keep_earliest(self.evidence, evidence)
+
+
+def keep_earliest(kept: list[Evidence], evidence: Evidence) -> None:
+    """Insert a line into the time-ordered list, dropping the latest beyond MAX_EVIDENCE."""
+    key = time_key(evidence)
+    if len(kept) >= MAX_EVIDENCE and key >= time_key(kept[-1]):
+        return
+    index = next((i for i, item in enumerate(kept) if key < time_key(item)), len(kept))
+    kept.insert(index, evidence)
+    del kept[MAX_EVIDENCE:]
+
+
+def rank_of(text: str) -> int | None:
+    """Return the rank a launcher prefix or a c10d message names on this line, if any."""
+    found = RANK_RE.search(text, 0, 200)
+    if found is None:
+        return None
+    return int(next(group for group in found.groups() if group is not None))
 
 
 def time_key(evidence: Evidence) -> tuple[str, tuple[int, int]]:
@@ -75,6 +112,7 @@ class Report:
 
     findings: list[Finding]
     sources: list[Source]
+    seen: Seen = field(default_factory=Seen)
 
 
 def timestamp_of(text: str) -> str:
@@ -93,7 +131,7 @@ class Collector:
         self.matcher = matcher
         self.catalog = catalog
         self.findings: dict[str, Finding] = {}
-        self.seen: set[tuple[int, str, int]] = set()
+        self.facts: dict[str, tuple[tuple[str, tuple[int, int]], Stated]] = {}
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
@@ -119,16 +157,26 @@ class Collector:
             self.add(index, source, first_line + hit.line_offset, hit)
 
     def add(self, index: int, source: Source, line: int, hit: Hit) -> None:
-        """Record one hit (once per signature and line; a few lines per record)."""
+        """Record one hit (a finding counts each line once and keeps a few)."""
         sig = hit.signature
-        if (index, sig.id, line) in self.seen:
+        if not sig.entry_id:
+            self.state(index, source, line, hit)
             return
-        self.seen.add((index, sig.id, line))
         finding = self.findings.setdefault(sig.entry_id, Finding(self.catalog.by_id[sig.entry_id]))
         if "\ufffd" in hit.text:
             source.note(INVALID_UTF8)
         text = hit.text.rstrip("\r\n")[:MAX_TEXT]
         finding.add(Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text)))
+
+    def state(self, index: int, source: Source, line: int, hit: Hit) -> None:
+        """Keep the first (by time) value of a fact the log states, such as the NCCL version."""
+        fact = fact_value(hit.signature.id, hit.text)
+        if fact is None:
+            return
+        key = (timestamp_of(hit.text) or "~", (index, line))
+        name, value = fact
+        if name not in self.facts or key < self.facts[name][0]:
+            self.facts[name] = (key, Stated(value, source.name, line))
 
 
 def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
@@ -144,8 +192,8 @@ def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
 
 def collect(
     sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress
-) -> tuple[dict[str, Finding], list[Source]]:
-    """Scan every source (opened lazily by the iterable); return findings and the sources."""
+) -> tuple[dict[str, Finding], list[Source], dict[str, Stated]]:
+    """Scan every source (opened lazily by the iterable); return findings, the sources and stated facts."""
     collector = Collector(matcher, catalog)
     scanned = []
     for index, source in enumerate(sources):
@@ -154,7 +202,8 @@ def collect(
             collector.scan(index, source, progress)
         finally:
             close_source(source)
-    return collector.findings, scanned
+    stated = {name: value for name, (_, value) in collector.facts.items()}
+    return collector.findings, scanned, stated
 
 
 def upstream_ids(entry: Entry, catalog: Catalog) -> set[str]:
@@ -199,27 +248,45 @@ def diagnose(
     sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress = lambda index, done: None
 ) -> Report:
     """Return the ranked report for the given inputs."""
-    findings, scanned = collect(sources, matcher, catalog, progress)
+    findings, scanned, stated = collect(sources, matcher, catalog, progress)
+    seen = Seen({sig for f in findings.values() for sig in f.signatures}, set(findings), stated)
     for finding in findings.values():
-        finding.evidence.sort(key=time_key)
-    return Report(rank(findings, catalog), scanned)
+        lines = [(e.file, e.line, e.text) for e in finding.evidence]
+        finding.causes = judge_causes(finding.entry.data["causes"], seen, lines)
+    return Report(rank(findings, catalog), scanned, seen)
 
 
-def report_json(report: Report, top: int) -> dict[str, object]:
-    """Return the report in the --json shape fixed by DESIGN.md."""
+def finding_json(finding: Finding, site_url: str) -> dict[str, object]:
+    """Return one finding in the --json shape: DESIGN.md's fields, then where and when it was seen."""
+    entry, first, last = finding.entry, finding.first, finding.latest or finding.first
+    fix = entry.data["fix"]
     return {
-        "findings": [
-            {
-                "id": f.entry.id,
-                "title": f.entry.title,
-                "score": f.score,
-                "role": f.role,
-                "evidence": [
-                    {"file": e.file, "line": e.line, "text": e.text, "signature": e.signature} for e in f.evidence
-                ],
-            }
-            for f in report.findings[:top]
+        "id": entry.id,
+        "title": entry.title,
+        "score": finding.score,
+        "role": finding.role,
+        "url": f"{site_url.rstrip('/')}/entries/{entry.id}/" if site_url else f"entries/{entry.id}/",
+        "evidence": [
+            {"file": e.file, "line": e.line, "text": e.text, "signature": e.signature} for e in finding.evidence
         ],
+        "lines": finding.lines,
+        "signatures": sorted(finding.signatures),
+        "files": sorted(finding.files),
+        "ranks": sorted(finding.ranks),
+        "first": {"file": first.file, "line": first.line, "timestamp": first.timestamp or None},
+        "last": {"file": last.file, "line": last.line, "timestamp": last.timestamp or None},
+        "fix": {
+            "first_step": fix["steps"][0]["text"],
+            "command": fix["steps"][0].get("command"),
+            "verify": fix["verify"],
+        },
+    }
+
+
+def report_json(report: Report, top: int, site_url: str = "") -> dict[str, object]:
+    """Return the report in the --json shape fixed by DESIGN.md (schema/diagnosis.schema.json)."""
+    return {
+        "findings": [finding_json(f, site_url) for f in report.findings[:top]],
         "scanned": {
             "files": [{"name": s.name, "bytes": s.bytes_read, "problems": s.notes} for s in report.sources],
             "bytes": sum(s.bytes_read for s in report.sources),

@@ -7,6 +7,7 @@ import textwrap
 import unicodedata
 from collections.abc import Iterable
 
+from generator.diagnosis.causes import undecided
 from generator.diagnosis.diagnose import Finding, Report
 from generator.records.model import Entry
 
@@ -71,6 +72,42 @@ def fix_lines(entry: Entry) -> list[str]:
     return lines
 
 
+def where_lines(finding: Finding) -> list[str]:
+    """Return where a finding was seen: its ranks and files, and the first line by time."""
+    parts = []
+    if finding.ranks:
+        parts.append("rank" + ("s " if len(finding.ranks) > 1 else " ") + ", ".join(map(str, sorted(finding.ranks))))
+    if len(finding.files) > 1:
+        parts.append(f"{len(finding.files)} files")
+    first = finding.first
+    when = f" at {first.timestamp}" if first.timestamp else ""
+    seen = f"Seen on {' in '.join(parts)}; " if parts else ""
+    return [wrap(f"{seen}first {first.file}:{first.line}{when}", "   ")] if parts or when else []
+
+
+def cause_lines(finding: Finding) -> list[str]:
+    """Return the causes as the log orders them: the likely one with why, the ruled-out ones, or a next check."""
+    judged = finding.causes
+    if not judged:
+        return []
+    best = judged[0]
+    if len(judged) == 1:
+        return [wrap(f"Cause: {best.title}", "   ")]
+    if undecided(judged):
+        check = finding.entry.data["confirm"][0]
+        note = f"the log does not tell the {len(judged)} causes apart; to decide: {check}"
+        return [wrap(f"Most common cause: {best.title} ({note})", "   ")]
+    lines = []
+    if best.verdict == "supported":
+        lines.append(wrap(f"Likely cause: {best.title} ({'; '.join(best.reasons)})", "   "))
+    else:
+        lines.append(wrap(f"Possible cause: {best.title}", "   "))
+    for item in judged[1:]:
+        if item.verdict == "ruled out":
+            lines.append(wrap(f"Ruled out: {item.title} ({'; '.join(item.reasons)})", "   "))
+    return lines
+
+
 def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> list[str]:
     """Return the terminal lines for one finding."""
     entry = finding.entry
@@ -79,7 +116,10 @@ def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> li
     for e in finding.evidence[:3]:
         text = e.text if len(e.text) <= 200 else e.text[:197] + "..."
         lines.append(f"   {e.file}:{e.line}: {text}")
-    lines.append(wrap(f"Likely cause: {entry.data['causes'][0]['title']}", "   "))
+    if finding.lines > 3:
+        lines.append(f"   (+{finding.lines - 3} more matching line(s); --json lists {len(finding.evidence)})")
+    lines.extend(where_lines(finding))
+    lines.extend(cause_lines(finding))
     lines.append(wrap(f"First fix: {entry.data['fix']['steps'][0]['text']}", "   "))
     url = f"{site_url.rstrip('/')}/entries/{entry.id}/" if site_url else f"entries/{entry.id}/ on the site"
     lines.append(f"   More: failpedia explain {entry.id} · {url}")

@@ -86,6 +86,7 @@ def check_catalog(catalog: Catalog, unreadable: Collection[str] = (), recalled: 
     issues: list[Issue] = []
     for entry in catalog.entries:
         issues.extend(entry_issues(entry, catalog, unreadable))
+        issues.extend(condition_issues(entry, catalog))
         if entry.path not in recalled:
             issues.extend(signature_issues(entry))
     issues.extend(duplicate_issues(catalog))
@@ -130,6 +131,30 @@ def referenced_ids(entry: Entry) -> Iterator[tuple[str, str]]:
         yield f"/confused_with/{index}/id", item["id"]
     if entry.get("merged_into"):
         yield "/merged_into", entry.get("merged_into")
+    for pointer, item in cause_conditions(entry):
+        if "record" in item:
+            yield f"{pointer}/record", item["record"]
+
+
+def cause_conditions(entry: Entry) -> Iterator[tuple[str, dict[str, str]]]:
+    """Yield (pointer, condition) for every when/unless condition of an entry's causes."""
+    for index, cause in enumerate(entry.get("causes", ())):
+        for kind in ("when", "unless"):
+            for number, item in enumerate(cause.get(kind, ())):
+                yield f"/causes/{index}/{kind}/{number}", item
+
+
+def condition_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
+    """Return cause conditions that name an unknown signature or give a pattern outside the dialect."""
+    known = {sig.id for sig in catalog.signatures}
+    found = []
+    for pointer, item in cause_conditions(entry):
+        if "signature" in item and item["signature"] not in known:
+            message = f"no signature has id {item['signature']!r}"
+            found.append(issue(entry, f"{pointer}/signature", "catalog.unknown-signature", message))
+        for problem in dialect_problems(item["line"]) if "line" in item else ():
+            found.append(issue(entry, f"{pointer}/line", "signature.dialect", problem))
+    return found
 
 
 def fold(text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -116,10 +116,19 @@ class Hit:
 class Matcher:
     """Every signature compiled once: RE2 for lines, Hyperscan for blocks when available."""
 
-    def __init__(self, signatures: Iterable[Signature], database: Any = None) -> None:
+    def __init__(
+        self,
+        signatures: Iterable[Signature],
+        database: Any = None,
+        every: Any = None,
+        on_compiled: Callable[[Any], None] | None = None,
+    ) -> None:
         self.signatures = tuple(signatures)
         self.database = database if database is not None else block_database(self.signatures)
         self.local = threading.local()
+        self.every = every
+        self.on_compiled = on_compiled  # told when the every-match database is compiled, so it can be kept
+        self.lock = threading.Lock()
 
     def scratch(self) -> Any:
         """Return this thread's Hyperscan scratch space (one scan at a time may use each)."""
@@ -138,50 +147,73 @@ class Matcher:
         sig = self.signatures[index]
         return compile_pattern(sig.pattern, sig.ignore_case)
 
+    def every_line(self) -> Any:
+        """Return the database that reports every match (compiled on first use, only for blocks with hits)."""
+        with self.lock:  # two scanning threads may both meet their first hit
+            if self.every is None:
+                self.every = block_database(self.signatures, single=False)
+                if self.on_compiled is not None:
+                    self.on_compiled(self.every)
+        return self.every
+
     def scan_block(self, block: Block | bytes) -> list[Hit]:
-        """Return confirmed hits in a block of whole lines (first hit per signature)."""
+        """Return every confirmed hit in a block of whole lines: each line once per signature, in line order."""
         if isinstance(block, bytes):
             block = Block.of(block)
         if block.contains(b"\x1b"):
             block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
         if self.database is None:
             return self.scan_lines(block.copy(), range(len(self.signatures)))
-        candidates: dict[int, int] = {}
+        present: set[int] = set()
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
-            candidates.setdefault(sig_index, end)
+            present.add(sig_index)
 
+        # A first pass with one event per signature finds the (rare) blocks that hold a hit.
         self.database.scan(block.view(), match_event_handler=on_match, scratch=self.scratch())
-        return self.confirm(block, candidates)
+        return self.confirm(block, self.candidate_lines(block)) if present else []
 
-    def confirm(self, block: Block, candidates: dict[int, int]) -> list[Hit]:
-        """Return hits for candidates whose line RE2 confirms; rescan those it does not."""
+    def candidate_lines(self, block: Block) -> dict[tuple[int, int], int]:
+        """Return {(line start, signature index): line stop} for every line where a prefilter matches."""
+        data, base, high = block.data, block.start, block.end
+        found: dict[tuple[int, int], int] = {}
+        last_stop: dict[int, int] = {}
+
+        def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
+            offset = base + max(end - 1, 0)
+            if offset < last_stop.get(sig_index, -1):
+                return  # another match end on a line already taken
+            line_start, line_stop = line_bounds(data, offset, base, high)
+            last_stop[sig_index] = line_stop
+            found[(line_start, sig_index)] = line_stop
+
+        scratch = getattr(self.local, "every_scratch", None)
+        if scratch is None:
+            scratch = self.local.every_scratch = hyperscan.Scratch(self.every_line())
+        self.every_line().scan(block.view(), match_event_handler=on_match, scratch=scratch)
+        return found
+
+    def confirm(self, block: Block, candidates: dict[tuple[int, int], int]) -> list[Hit]:
+        """Return the candidates whose normalised line RE2 confirms, in line order."""
         hits = []
-        unconfirmed = []
         data, base = block.data, block.start
-        for sig_index, end in sorted(candidates.items(), key=lambda item: item[1]):
-            start, stop = line_bounds(data, base + max(end - 1, 0), base, block.end)
+        line, counted = 0, base
+        for (start, sig_index), stop in sorted(candidates.items()):
             text = data[start:stop].decode("utf-8", "replace")
             if self.regex(sig_index).search(normalize_line(text)):
-                hits.append(Hit(self.signatures[sig_index], data.count(b"\n", base, start), text))
-            else:
-                unconfirmed.append(sig_index)
-        if unconfirmed:
-            hits.extend(self.scan_lines(block.copy(), unconfirmed))
+                line += data.count(b"\n", counted, start)
+                counted = start
+                hits.append(Hit(self.signatures[sig_index], line, text))
         return hits
 
     def scan_lines(self, block: bytes, sig_indexes: Iterable[int]) -> list[Hit]:
-        """Return the first hit per signature by checking every line with RE2 (slow path)."""
+        """Return every hit by checking each line with RE2 (the path without Hyperscan)."""
         wanted = list(sig_indexes)
-        hits = []
+        hits: list[Hit] = []
         for line_index, raw in split_lines(block):
-            if not wanted:
-                break
             text = raw.decode("utf-8", "replace")
             line = normalize_line(text)
-            for sig_index in [i for i in wanted if self.regex(i).search(line)]:
-                hits.append(Hit(self.signatures[sig_index], line_index, text))
-                wanted.remove(sig_index)
+            hits.extend(Hit(self.signatures[i], line_index, text) for i in wanted if self.regex(i).search(line))
         return hits
 
 
@@ -205,12 +237,12 @@ def line_bounds(data: bytes, offset: int, low: int = 0, high: int | None = None)
     return start, found.start() if found else high
 
 
-def block_database(signatures: tuple[Signature, ...]) -> Any:
-    """Return a Hyperscan database of every signature, or None without Hyperscan."""
+def block_database(signatures: tuple[Signature, ...], single: bool = True) -> Any:
+    """Return a Hyperscan database of every signature (one event per signature when ``single``), or None."""
     if hyperscan is None or not signatures:
         return None
     expressions = [prefilter_pattern(sig.pattern).encode("utf-8") for sig in signatures]
-    base = hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_ALLOWEMPTY
+    base = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_ALLOWEMPTY | (hyperscan.HS_FLAG_SINGLEMATCH if single else 0)
     flags = [base | (hyperscan.HS_FLAG_CASELESS if sig.ignore_case else 0) for sig in signatures]
     database = hyperscan.Database()
     database.compile(expressions=expressions, ids=list(range(len(signatures))), elements=len(signatures), flags=flags)

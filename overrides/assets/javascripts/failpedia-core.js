@@ -48,7 +48,7 @@
     });
   }
 
-  /* A scan keeps, per record, up to MAX_EVIDENCE lines (the first ones, per signature and line). */
+  /* A scan keeps, per record, every matching line once; rank shows the MAX_EVIDENCE earliest by time. */
   function Scanner(library) {
     this.library = library;
     this.signatures = compileLibrary(library);
@@ -78,11 +78,12 @@
   Scanner.prototype.add = function (sig, text, lineNo) {
     var f = this.findings[sig.record];
     if (!f) f = this.findings[sig.record] = { id: sig.record, evidence: [], seen: {} };
-    var key = this.fileIndex + ":" + sig.id + ":" + lineNo;
+    f.signatures = f.signatures || {};
+    f.signatures[sig.id] = sig.strength;
+    var key = this.fileIndex + ":" + lineNo; /* a line counts once however many signatures match it */
     if (f.seen[key]) return;
     f.seen[key] = true;
-    f.signatures = f.signatures || {};
-    f.signatures[sig.id] = true;
+    f.lines = (f.lines || 0) + 1;
     var order = [this.fileIndex, lineNo];
     var t = text.replace(/[\r\n]+$/, "").slice(0, MAX_TEXT);
     f.evidence.push({ file: this.fileName, line: lineNo, text: t, signature: sig.id, strength: sig.strength, order: order, timestamp: timestampOf(t) });
@@ -115,13 +116,13 @@
 
   function strengthOf(f) {
     var best = "wrapper";
-    f.evidence.forEach(function (e) {
-      if (WEIGHT[e.strength] > WEIGHT[best]) best = e.strength;
+    Object.keys(f.signatures).forEach(function (id) {
+      if (WEIGHT[f.signatures[id]] > WEIGHT[best]) best = f.signatures[id];
     });
     return best;
   }
 
-  /* Rank as generator/diagnose.py does: evidence capped per record in scan order,
+  /* Rank as generator/diagnose.py does: the earliest lines by time kept per record,
    * initiating before downstream, then score, then earliest time and position, then id. */
   Scanner.prototype.rank = function () {
     var records = this.library.records;
@@ -151,6 +152,7 @@
       var rec = records[f.id] || {};
       return {
         id: f.id, title: rec.title, score: f.score, role: f.role, url: rec.url, cause: rec.cause, fix: rec.fix,
+        lines: f.lines,
         evidence: f.evidence.slice(0, MAX_EVIDENCE).map(function (e) {
           return { file: e.file, line: e.line, text: e.text, signature: e.signature };
         })

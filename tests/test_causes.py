@@ -1,0 +1,128 @@
+"""Causes chosen by the evidence: conditions in records, decided against what a log shows."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.diagnosis.causes import Seen, Stated, in_range, judge_causes, undecided, version_condition
+from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.logread import Source
+from generator.records.pipeline import load_catalog
+from generator.signatures.facts import fact_signatures, fact_value
+from generator.signatures.match import Matcher
+
+from .realworld import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
+MATCHER = Matcher((*CATALOG.signatures, *fact_signatures()))
+
+
+@pytest.mark.parametrize(
+    ("version", "bounds", "expected"),
+    [
+        ("2.25.1", ">=2.13", True),
+        ("2.12.12", ">=2.13", False),
+        ("2.13", ">=2.13,<2.20", True),
+        ("2.20.5", "<2.20", False),
+    ],
+)
+def test_version_bounds(version: str, bounds: str, expected: bool) -> None:
+    assert in_range(version, bounds) is expected
+
+
+def test_an_unstated_version_decides_nothing() -> None:
+    assert version_condition("nccl<2.13", Seen()) == (None, "")
+    stated = Seen(versions={"nccl": Stated("2.18.1", "rank0.log", 4)})
+    assert version_condition("nccl<2.13", stated) == (False, "NCCL 2.18.1 is not <2.13 (rank0.log:4)")
+
+
+@pytest.mark.parametrize(
+    ("line", "fact"),
+    [
+        ("NCCL INFO NCCL version 2.18.1+cuda12.1", ("nccl", "2.18.1")),
+        ("ncclSystemError: ..., NCCL version 2.25.1", ("nccl", "2.25.1")),
+        ("PyTorch version: 2.4.0+cu121", ("torch", "2.4.0")),
+        ("| NVIDIA-SMI 535.104.05   Driver Version: 535.104.05   CUDA Version: 12.2 |", ("driver", "535.104.05")),
+    ],
+)
+def test_facts_read_from_lines(line: str, fact: tuple[str, str]) -> None:
+    hits = [sig.id for sig in fact_signatures() if fact_value(sig.id, line) == fact]
+    assert hits == [f"fact.{fact[0]}"]
+
+
+CAUSES = [
+    {
+        "title": "old peer death",
+        "detail": "",
+        "when": [{"line": "Connection closed"}],
+        "unless": [{"version": "nccl>=2.13"}],
+    },
+    {"title": "shm", "detail": "", "when": [{"line": "shm"}, {"record": "nccl-shm-exhausted"}]},
+    {"title": "config", "detail": "", "when": [{"line": "NCCL_GRAPH_FILE"}]},
+]
+
+
+def test_ruled_out_sinks_supported_rises() -> None:
+    seen = Seen(records={"nccl-shm-exhausted"}, versions={"nccl": Stated("2.19.3", "a.log", 1)})
+    lines = [("a.log", 9, "Last error: Connection closed by remote peer")]
+    judged = judge_causes(CAUSES, seen, lines)
+    assert [(j.title, j.verdict) for j in judged] == [
+        ("shm", "supported"),
+        ("config", "possible"),
+        ("old peer death", "ruled out"),
+    ]
+    assert judged[0].reasons == ("nccl-shm-exhausted is in this log too",)
+    assert judged[2].reasons == ("NCCL 2.19.3 is >=2.13 (a.log:1)",)
+
+
+def test_nothing_decided_keeps_the_record_order_and_says_so() -> None:
+    judged = judge_causes(CAUSES, Seen(), [])
+    assert [j.title for j in judged] == ["old peer death", "shm", "config"] and undecided(judged)
+
+
+def test_the_issue_example_a_new_nccl_rules_out_the_old_peer_cause() -> None:
+    case = next(c for c in load_cases("failures") if c.name == "nccl-system-error--pytorch-149984-async-after-abort")
+    report = diagnose([Source("log", io.BytesIO(case.log.encode()))], MATCHER, CATALOG)
+    finding = report.findings[0]
+    assert finding.entry.id == "nccl-system-error"
+    dead_peer = next(j for j in finding.causes if j.title.startswith("Another rank or node died"))
+    assert dead_peer.verdict == "ruled out" and dead_peer.reasons[0].startswith("NCCL 2.25.1 is >=2.13 (log:")
+    assert finding.causes[0] is not dead_peer
+
+
+def test_conditions_naming_unknown_signatures_or_hostile_patterns_are_refused(tmp_path: Path) -> None:
+    shutil.copytree(ROOT / "entries", tmp_path / "entries")
+    path = tmp_path / "entries/communication/nccl-system-error.yaml"
+    text = path.read_text(encoding="utf-8")
+    text = text.replace("      - record: nccl-shm-exhausted\n", "      - signature: no-such-signature\n", 1)
+    text = text.replace("      - line: 'ibv_[a-z_]+'\n", "      - line: '(?=ibv)'\n", 1)
+    path.write_text(text, encoding="utf-8")
+    env = {**os.environ, "FAILPEDIA_CACHE_DIR": str(tmp_path / ".cache")}
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "validate",
+            "--format",
+            "json",
+            "entries/communication/nccl-system-error.yaml",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    codes = sorted((i["code"], i["pointer"]) for i in json.loads(result.stdout)["issues"])
+    assert result.returncode == 1
+    assert ("catalog.unknown-signature", "/causes/1/when/1/signature") in codes
+    assert any(code == "signature.dialect" and pointer == "/causes/3/when/0/line" for code, pointer in codes)
