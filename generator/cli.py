@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,9 +26,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from generator.records.errors import Issue
-    from generator.records.model import Signature
+    from generator.records.model import Catalog, Signature
     from generator.records.pipeline import Loaded
     from generator.signatures.export import Bundle
+    from generator.signatures.match import Matcher
     from generator.signatures.verify import Outcome
 
 ENTRIES_DIR = "entries"
@@ -76,6 +78,45 @@ def load_or_report() -> Loaded | None:
         print(f"failpedia: no such file or directory: {ENTRIES_DIR}", file=sys.stderr)
         return None
     return load_catalog([Path(ENTRIES_DIR)], Path.cwd())
+
+
+def local_entries(args: argparse.Namespace) -> Path | None:
+    """Return the records to answer from: --catalog or $FAILPEDIA_CATALOG, else entries/ here, else None."""
+    explicit = getattr(args, "catalog", None) or os.environ.get("FAILPEDIA_CATALOG")
+    if explicit:
+        folder = Path(explicit)
+        return folder / ENTRIES_DIR if (folder / ENTRIES_DIR).is_dir() else folder
+    return Path(ENTRIES_DIR) if Path(ENTRIES_DIR).is_dir() else None
+
+
+def answering(args: argparse.Namespace, with_matcher: bool) -> tuple[str, Catalog, Matcher | None] | None:
+    """Return (which catalog answers, its catalog, its matcher when asked), or None after saying why not."""
+    from generator.bundle import read_packaged
+    from generator.cache import cached_matcher, load_validated
+
+    entries = local_entries(args)
+    if entries is not None:
+        if not entries.is_dir():
+            print(f"failpedia: no such catalog directory: {entries}", file=sys.stderr)
+            return None
+        if with_matcher:
+            loaded, catalog, matcher = load_for_diagnosis(entries, entries.resolve().parent)
+        else:
+            loaded, matcher = load_validated(entries, entries.resolve().parent)[1], None
+            catalog = loaded.catalog
+        if loaded is not None and not loaded.ok:
+            print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
+            return None
+        return f"local records in {entries}", catalog, matcher
+    packaged = read_packaged()
+    if packaged is None:
+        print(
+            f"failpedia: no {ENTRIES_DIR}/ directory here and no packaged catalog; use --catalog DIR", file=sys.stderr
+        )
+        return None
+    matcher = cached_matcher(packaged.key, packaged.catalog, True) if with_matcher else None
+    label = f"packaged catalog, library {packaged.library_version}, {len(packaged.catalog.entries)} records"
+    return label, packaged.catalog, matcher
 
 
 def validation_files(paths: list[str]) -> list[Path] | None:
@@ -177,10 +218,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     """Print one record in the terminal."""
     from generator.diagnosis.explain import closest_ids, explain_text
 
-    loaded = load_or_report()
-    if loaded is None:
+    answer = answering(args, with_matcher=False)
+    if answer is None:
         return EXIT_USAGE
-    catalog = loaded.catalog
+    catalog = answer[1]
     entry = catalog.by_id.get(catalog.renames.get(args.id, args.id))
     if entry is None:
         suggestions = closest_ids(args.id, list(catalog.by_id))
@@ -296,13 +337,11 @@ def input_sizes(names: Sequence[str]) -> list[int]:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     """Find the failures in logs and rank them."""
-    if not Path(ENTRIES_DIR).is_dir():
-        print(f"failpedia: no {ENTRIES_DIR}/ directory here", file=sys.stderr)
+    answer = answering(args, with_matcher=True)
+    if answer is None:
         return EXIT_USAGE
-    loaded, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
-    if loaded is not None and not loaded.ok:
-        print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
-        return EXIT_USAGE
+    label, catalog, matcher = answer
+    assert matcher is not None
     names = args.logs or ["-"]
     stdin = sys.stdin.buffer if sys.stdin is not None else None
     bar = ProgressBar(input_sizes(names))
@@ -312,9 +351,11 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         for note in source.notes:
             print(f"failpedia: {printable(source.name)}: {note}", file=sys.stderr)
     if args.json:
-        print(json.dumps(report_json(report, args.top), indent=2, sort_keys=False, ensure_ascii=False))
+        data = {**report_json(report, args.top, args.site_url), "catalog": label}
+        print(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
     else:
         print(report_text(report, args.top, sys.stdout.isatty(), args.site_url))
+        print(f"(answered from the {label})", file=sys.stderr)
     if any(source.notes for source in report.sources):
         return EXIT_USAGE
     return EXIT_OK if report.findings else EXIT_PROBLEMS
@@ -338,13 +379,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         choices = ", ".join(repr(name) for name in sorted(EXPORTERS))
         print(f"failpedia export: error: unknown format {args.format!r} (choose from {choices})", file=sys.stderr)
         return EXIT_USAGE
-    loaded = load_or_report()
-    if loaded is None or not loaded.ok:
-        print("failpedia: the records are invalid; run failpedia validate", file=sys.stderr)
+    answer = answering(args, with_matcher=False)
+    if answer is None:
         return EXIT_USAGE
     selector = {"loki_selector": args.loki_selector} if args.loki_selector else {}
     options = ExportOptions(site_url=args.site_url, **selector)
-    bundle = EXPORTERS[args.format](loaded.catalog, options)
+    bundle = EXPORTERS[args.format](answer[1], options)
     for problem in bundle.problems:
         print(f"failpedia: not exported: {problem}", file=sys.stderr)
     if args.output:
@@ -477,6 +517,56 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return EXIT_PROBLEMS if has_errors(issues) else EXIT_OK
 
 
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run a command with its output passed through; diagnose what it printed when it fails."""
+    from generator.runner import run_command
+
+    argv = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not argv:
+        print(
+            "failpedia run: error: give the command after --, e.g. failpedia run -- torchrun train.py", file=sys.stderr
+        )
+        return EXIT_USAGE
+    with tempfile.TemporaryDirectory(prefix="failpedia-run-") as scratch:
+        capture = Path(args.log) if args.log else Path(scratch) / "output.log"
+        try:
+            ran = run_command(argv, capture, sys.stdout.buffer, sys.stderr.buffer)
+        except OSError as exc:
+            print(f"failpedia run: cannot run {argv[0]!r}: {exc.strerror or exc}", file=sys.stderr)
+            return 127
+        if ran.status != 0:
+            diagnose_capture(args, ran.capture, ran.status)
+    return ran.status
+
+
+def diagnose_capture(args: argparse.Namespace, capture: Path, status: int) -> None:
+    """Print, on stderr, the diagnosis of a failed command's captured output."""
+    answer = answering(args, with_matcher=True)
+    if answer is None or answer[2] is None:
+        return
+    label, catalog, matcher = answer[0], answer[1], answer[2]
+    report = diagnose([open_source(str(capture), None)], matcher, catalog)
+    print(f"\nfailpedia: the command ended with status {status}; diagnosis of its output:", file=sys.stderr)
+    print(report_text(report, args.top, sys.stderr.isatty(), args.site_url), file=sys.stderr)
+    print(f"(answered from the {label})", file=sys.stderr)
+
+
+def add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    examples = (
+        "  failpedia run -- torchrun --nproc_per_node=8 train.py\n"
+        "  failpedia run --log job.log -- deepspeed train.py --deepspeed ds.json\n"
+        "  srun failpedia run -- python train.py"
+    )
+    codes = "exit status: the command's own, 128+N when it died of signal N, 127 when it could not start, 2 usage"
+    p = command(sub, "run", "run a training command; diagnose its output if it fails", examples, codes)
+    p.add_argument("--log", metavar="FILE", help="also keep the command's output in FILE")
+    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
+    p.add_argument("--site-url", default=default_site_url(), help="base URL of the site")
+    add_catalog_option(p)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    p.set_defaults(run=cmd_run)
+
+
 def add_verify(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     examples = (
         "  failpedia verify                      # every signature with printed_by, every claimed release\n"
@@ -502,6 +592,12 @@ def command(
     return sub.add_parser(name, help=summary, description=summary, epilog=epilog, formatter_class=formatter)
 
 
+def add_catalog_option(p: argparse.ArgumentParser) -> None:
+    """Add --catalog: the records to answer from (default: entries/ here, else the packaged catalog)."""
+    help_text = "records to use: a project or entries/ folder (default: $FAILPEDIA_CATALOG, ./entries, else packaged)"
+    p.add_argument("--catalog", metavar="DIR", help=help_text)
+
+
 def add_validate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = command(
         sub,
@@ -523,6 +619,18 @@ def add_site_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(run=cmd_serve)
 
 
+def default_site_url() -> str:
+    """Return the site's address: $FAILPEDIA_SITE_URL, else site_url of mkdocs.yml here, else ""."""
+    if "FAILPEDIA_SITE_URL" in os.environ:
+        return os.environ["FAILPEDIA_SITE_URL"]
+    try:
+        text = Path("mkdocs.yml").read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    found = re.search(r"^site_url:\s*['\"]?(https?://[^\s'\"]+)", text, re.MULTILINE)
+    return found.group(1) if found else ""
+
+
 def add_diagnose(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     examples = (
         "  failpedia diagnose train.log\n"
@@ -533,8 +641,11 @@ def add_diagnose(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = command(sub, "diagnose", "find and rank the failures in logs", examples, codes)
     p.add_argument("logs", nargs="*", help="log files (plain or gzip); - or nothing for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_catalog_option(p)
     p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
-    p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
+    p.add_argument(
+        "--site-url", default=default_site_url(), help="base URL of the site (default: mkdocs.yml's site_url)"
+    )
     p.set_defaults(run=cmd_diagnose)
 
 
@@ -546,8 +657,11 @@ def add_export(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p = command(sub, "export", "export the signature library for other tools", examples)
     p.add_argument("--format", required=True, help="the output format: grep, json, loki or sigma")
     p.add_argument("-o", "--output", help="file or directory to write (default: stdout)")
-    p.add_argument("--site-url", default=os.environ.get("FAILPEDIA_SITE_URL", ""), help="base URL of the site")
+    p.add_argument(
+        "--site-url", default=default_site_url(), help="base URL of the site (default: mkdocs.yml's site_url)"
+    )
     p.add_argument("--loki-selector", help='LogQL stream selector (default: {job=~".+"})')
+    add_catalog_option(p)
     p.set_defaults(run=cmd_export)
 
 
@@ -571,6 +685,7 @@ def add_authoring(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def add_explain(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = command(sub, "explain", "show one record in the terminal", "  failpedia explain nccl-system-error")
     p.add_argument("id")
+    add_catalog_option(p)
     p.set_defaults(run=cmd_explain)
 
 
@@ -578,7 +693,16 @@ def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
     top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
     sub = top.add_subparsers(dest="command", required=True)
-    for add in (add_validate, add_site_commands, add_diagnose, add_export, add_authoring, add_explain, add_verify):
+    for add in (
+        add_validate,
+        add_site_commands,
+        add_diagnose,
+        add_export,
+        add_authoring,
+        add_explain,
+        add_verify,
+        add_run,
+    ):
         add(sub)
     return top
 

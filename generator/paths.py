@@ -5,4 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parent.parent
-SCHEMA_DIR = PROJECT_DIR / "schema"
+# In a checkout the schemas are the project's; an installed package carries its own copy.
+PACKAGED_SCHEMA_DIR = Path(__file__).resolve().parent / "catalog" / "schema"
+CHECKOUT_SCHEMA_DIR = PROJECT_DIR / "schema"
+SCHEMA_DIR = CHECKOUT_SCHEMA_DIR if (CHECKOUT_SCHEMA_DIR / "entry.schema.json").is_file() else PACKAGED_SCHEMA_DIR
