@@ -16,9 +16,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("patterns",),
     ("records",),
     ("signatures",),
-    ("cache",),
+    ("cache", "bundle"),  # the build cache; the catalog a wheel carries
     ("diagnosis", "site"),
-    ("authoring",),
+    ("authoring", "runner"),  # contributor tools; the `run` wrapper's process handling
     ("cli",),
     ("__main__",),
 )
