@@ -51,7 +51,7 @@ def test_the_installed_tool_diagnoses_with_its_packaged_catalog(installed: Path)
     assert data["findings"][0]["id"] == "cuda-out-of-memory"
     assert data["catalog"].startswith("packaged catalog, library ")
     assert "cuda-out-of-memory" in run(tool, "explain", "cuda-out-of-memory", cwd=elsewhere, env=env).stdout
-    assert "CUDA out of memory" in run(tool, "export", "--format", "grep", cwd=elsewhere, env=env).stdout
+    assert "CUDA error: out of memory" in run(tool, "export", "--format", "grep", cwd=elsewhere, env=env).stdout
     local = run(tool, "diagnose", "--catalog", ROOT, "train.log", cwd=elsewhere, env=env)
     assert f"local records in {ROOT}" in local.stderr
 
