@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
-from generator.patterns.dialect import Compiled, compile_pattern, compile_set, dialect_problems, signature_matches
+from generator.patterns.dialect import (
+    Compiled,
+    compile_pattern,
+    compile_set,
+    compiles,
+    dialect_problems,
+    engine_text,
+    signature_matches,
+)
 from generator.records.errors import Issue, Location
 from generator.records.load import SourceDoc
 from generator.records.locate import child_pointer, find_mark, pointer_from_path
@@ -189,7 +197,7 @@ def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
     try:
         compiled = compile_pattern(sig.pattern, sig.ignore_case)
     except re2.error as exc:
-        return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {exc}")]
+        return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {engine_text(exc)}")]
     found = []
     for index, line in enumerate(sig.match):
         if not signature_matches(compiled, line):
@@ -213,14 +221,16 @@ def collision_issues(catalog: Catalog, healthy: Sequence[tuple[str, str]] = ()) 
     """Return signatures that match another record's examples or a line of a healthy log.
 
     Two records that declare each other in confused_with may share lines; nothing may
-    match a healthy log.
+    match a healthy log. A signature RE2 cannot compile is left out: its own
+    signature.dialect issue says why.
     """
     allowed = confused_pairs(catalog)
     found: list[Issue] = []
     for entry in catalog.entries:
         for sig in entry.signatures:
-            compiled = compile_pattern(sig.pattern, sig.ignore_case)
-            found.extend(example_collisions(entry, sig, compiled, catalog, allowed))
+            if compiles(sig.pattern, sig.ignore_case):
+                compiled = compile_pattern(sig.pattern, sig.ignore_case)
+                found.extend(example_collisions(entry, sig, compiled, catalog, allowed))
     found.extend(healthy_collisions(catalog, healthy))
     return found
 
@@ -240,7 +250,7 @@ def example_collisions(
 
 def healthy_collisions(catalog: Catalog, healthy: Sequence[tuple[str, str]]) -> Iterator[Issue]:
     """Yield a collision for each signature that matches a line of a healthy log."""
-    signatures = catalog.signatures
+    signatures = [sig for sig in catalog.signatures if compiles(sig.pattern, sig.ignore_case)]
     patterns = compile_set([(sig.pattern, sig.ignore_case) for sig in signatures])
     for name, text in healthy:
         for line in LINE_BREAK.split(text):
