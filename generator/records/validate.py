@@ -146,21 +146,29 @@ def fold(text: str) -> str:
 
 
 def duplicate_issues(catalog: Catalog) -> list[Issue]:
-    """Return issues for ids and signature ids used twice."""
+    """Return issues for ids and signature ids used twice, on every file that uses them."""
     found = []
     seen: dict[str, Entry] = {}
     for entry in catalog.entries:
         first = seen.setdefault(fold(entry.id), entry)
         if first is not entry:
             found.append(issue(entry, "/id", "catalog.duplicate-id", f"id {entry.id!r} is also used by {first.path}"))
-    owners: dict[str, Entry] = {}
+            found.append(issue(first, "/id", "catalog.duplicate-id", f"id {first.id!r} is also used by {entry.path}"))
+    return found + duplicate_signature_issues(catalog)
+
+
+def duplicate_signature_issues(catalog: Catalog) -> list[Issue]:
+    """Return an issue at every use of a signature id that is used more than once."""
+    uses: dict[str, list[tuple[Entry, Signature]]] = {}
     for entry in catalog.entries:
         for sig in entry.signatures:
-            owner = owners.setdefault(sig.id, entry)
-            if owner is not entry or sum(s.id == sig.id for s in entry.signatures) > 1:
-                pointer = f"/signatures/{sig.index}/id"
-                found.append(issue(entry, pointer, "signature.duplicate-id", f"signature id {sig.id!r} is used twice"))
-    return found
+            uses.setdefault(sig.id, []).append((entry, sig))
+    return [
+        issue(entry, f"/signatures/{sig.index}/id", "signature.duplicate-id", f"signature id {sig.id!r} is used twice")
+        for pairs in uses.values()
+        if len(pairs) > 1
+        for entry, sig in pairs
+    ]
 
 
 def rename_issues(catalog: Catalog) -> list[Issue]:
