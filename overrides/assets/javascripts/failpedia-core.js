@@ -82,6 +82,8 @@
     this.size = size;
     this.outs = outs;
     this.delta = transitions(trie, outs, size);
+    this.mark = new Int32Array(needles.length);
+    this.stamp = 0;
   }
 
   /* The complete automaton (failure links folded in), one row of `size` states per state. */
@@ -101,12 +103,19 @@
     return delta;
   }
 
-  /* The ids of the needles in text, or null when it holds none. */
+  /* The ids of the needles in text, each once, or null when it holds none. Work per code
+   * unit is bounded by the needles ending there, so a line costs linear time. */
   NeedleSearch.prototype.find = function (text) {
     var s = 0, found = null, classes = this.classes, delta = this.delta, size = this.size, outs = this.outs;
+    var mark = this.mark, stamp = this.stamp = (this.stamp + 1) | 0;
     for (var i = 0; i < text.length; i++) {
       s = delta[s * size + classes[text.charCodeAt(i)]];
-      if (outs[s].length) found = found ? found.concat(outs[s]) : outs[s];
+      var out = outs[s];
+      for (var j = 0; j < out.length; j++) {
+        if (mark[out[j]] === stamp) continue;
+        mark[out[j]] = stamp;
+        (found || (found = [])).push(out[j]);
+      }
     }
     return found;
   };
