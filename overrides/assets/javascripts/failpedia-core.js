@@ -82,6 +82,7 @@
     this.size = size;
     this.outs = outs;
     this.delta = transitions(trie, outs, size);
+    this.ends = Uint8Array.from(outs, function (out) { return out.length ? 1 : 0; });
     this.mark = new Int32Array(needles.length);
     this.stamp = 0;
   }
@@ -107,9 +108,10 @@
    * unit is bounded by the needles ending there, so a line costs linear time. */
   NeedleSearch.prototype.find = function (text) {
     var s = 0, found = null, classes = this.classes, delta = this.delta, size = this.size, outs = this.outs;
-    var mark = this.mark, stamp = this.stamp = (this.stamp + 1) | 0;
+    var ends = this.ends, mark = this.mark, stamp = this.stamp = (this.stamp + 1) | 0;
     for (var i = 0; i < text.length; i++) {
       s = delta[s * size + classes[text.charCodeAt(i)]];
+      if (!ends[s]) continue;
       var out = outs[s];
       for (var j = 0; j < out.length; j++) {
         if (mark[out[j]] === stamp) continue;
@@ -153,16 +155,21 @@
     this.owners = owners;
   }
 
-  /* Indexes of the signatures whose every needle set has a member in text, ascending. */
+  /* Indexes of the signatures whose every needle set has a member in text, ascending (null: none). */
   Prefilter.prototype.candidates = function (text, signatures) {
     var hits = this.search.find(text);
     if (!hits && !this.always.length) return null;
-    var picked = {}, owners = this.owners;
-    (hits || []).forEach(function (id) { picked[owners[id]] = true; });
-    this.always.forEach(function (index) { picked[index] = true; });
-    return Object.keys(picked).map(Number).sort(function (a, b) { return a - b; }).filter(function (index) {
-      return signatures[index].sets.every(function (test) { return test(text); });
-    });
+    var picked = this.always.slice();
+    for (var h = 0; hits && h < hits.length; h++) picked.push(this.owners[hits[h]]);
+    picked.sort(function (a, b) { return a - b; });
+    var kept = [];
+    for (var i = 0; i < picked.length; i++) {
+      if (picked[i] === picked[i - 1]) continue;
+      var sets = signatures[picked[i]].sets, all = true;
+      for (var k = 0; k < sets.length && all; k++) all = sets[k](text);
+      if (all) kept.push(picked[i]);
+    }
+    return kept;
   };
 
   /* A scan keeps, per record, up to MAX_EVIDENCE lines (the first ones, per signature and line). */
