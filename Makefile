@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: install site build serve test lint validate bench clean verify coverage
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test,lint]'
+	# The site vendors RE2JS (the /diagnose/ page's engine) from the version package-lock.json pins.
+	npm ci --no-audit --no-fund --silent
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -251,3 +251,51 @@ def test_diagnose_page_works_from_a_copy_on_disk(browser: object, built_site: Pa
     page.fill("#log-input", "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB")
     assert run_diagnosis(page)[:1] == ["cuda-out-of-memory"]
     assert all(url.startswith("file://") for url in requests)
+
+
+# Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21:
+# 5 s on 40 characters, 22 s on 30), each on a 100,000-character line that almost matches.
+HOSTILE = [("(a|aa)+$", "a" * 100_000 + "!"), ("zqadv(a|a)*b", "zqadv" + "a" * 100_000)]
+TIMED_SCAN = """([pattern, needles, line]) => {
+  const lib = {records: {}, signatures: [{id: "h", record: "h", strength: "specific", pattern, flags: "", needles}]};
+  const scanner = new FailpediaCore.Scanner(lib);
+  const start = performance.now();
+  scanner.scanLine(line, 1);
+  return [performance.now() - start, Object.keys(scanner.findings)];
+}"""
+
+
+def test_a_hostile_pattern_on_a_long_line_finishes_within_half_a_second(browser: object, site_url: str) -> None:
+    from generator.patterns.translate import needles
+
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "diagnose/")
+    for pattern, line in HOSTILE:
+        seconds, found = page.evaluate(TIMED_SCAN, [pattern, needles(pattern), line])
+        assert found == [] and seconds < 500, (pattern, seconds)
+    assert watched.errors == []
+
+
+def test_the_page_runs_a_hostile_signature_in_its_worker_like_the_cli(browser: object, site_url: str) -> None:
+    from generator.patterns.dialect import compile_pattern
+    from generator.patterns.translate import needles
+
+    watched = Watched(browser, site_url)
+    page = watched.page
+
+    def with_hostile(route: object) -> None:
+        response = route.fetch()  # type: ignore[attr-defined]
+        data = response.json()
+        sig = {**data["signatures"][0], "id": "hostile", "record": "cuda-out-of-memory", "pattern": "zqadv(a|a)*b"}
+        data["signatures"] = [{**sig, "needles": needles(sig["pattern"]), "flags": ""}]
+        route.fulfill(response=response, json=data)  # type: ignore[attr-defined]
+
+    page.route("**/api/v1/signatures.json", with_hostile)
+    page.goto(site_url + "diagnose/")
+    for line, expected in (("zqadv" + "a" * 100_000, []), ("zqadv" + "a" * 100_000 + "b", ["cuda-out-of-memory"])):
+        assert bool(compile_pattern("zqadv(a|a)*b").search(line)) == bool(expected)
+        reset(page)
+        page.fill("#log-input", line)
+        assert run_diagnosis(page) == expected
+    assert watched.errors == []

@@ -13,7 +13,9 @@ import pytest
 
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
+from generator.patterns.dialect import compile_pattern
 from generator.patterns.normalize import normalize_line
+from generator.patterns.translate import needles
 from generator.records.pipeline import load_catalog
 from generator.signatures.export import EXPORTERS, ExportOptions
 from generator.signatures.match import Matcher
@@ -25,6 +27,14 @@ CORE = ROOT / "overrides" / "assets" / "javascripts" / "failpedia-core.js"
 VECTORS = ROOT / "tests" / "vectors" / "normalize.json"
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 CASES = load_cases("failures") + load_cases("benign")
+# Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21),
+# each on a long line that almost matches; the page's engine is linear, so they just run.
+HOSTILE = [
+    ("(a|aa)+$", "a" * 50_000 + "!"),
+    ("zqadv(a|a)*b", "zqadv" + "a" * 50_000),
+    ("zqadv(a|a)*b", "zqadv" + "a" * 50_000 + "b"),
+    ("x(a+)+y", "x" + "a" * 50_000),
+]
 
 
 def test_python_normalisation_vectors() -> None:
@@ -51,9 +61,13 @@ def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     library.write_bytes(EXPORTERS["json"](CATALOG, ExportOptions()).files["signatures.json"])
     cases = work / "cases.json"
     cases.write_text(json.dumps([[{"name": c.name, "text": c.log}] for c in CASES]), encoding="utf-8")
+    hostile = work / "hostile.json"
+    hostile.write_text(json.dumps([{"pattern": p, "needles": needles(p), "line": line} for p, line in HOSTILE]))
     script = ROOT / "tests" / "js" / "core_check.js"
     result = subprocess.run(
-        [node, str(script), str(CORE), str(library), str(VECTORS), str(cases)], capture_output=True, text=True
+        [node, str(script), str(CORE), str(library), str(VECTORS), str(cases), str(hostile)],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     data: dict[str, object] = json.loads(result.stdout)
@@ -74,3 +88,16 @@ def test_browser_examples_agree_with_records(node_results: dict[str, object]) ->
 
 def test_browser_ranking_equals_cli(node_results: dict[str, object]) -> None:
     assert node_results["diagnoses"] == python_rankings()
+
+
+def test_the_prefilter_passes_every_example_to_the_engine(node_results: dict[str, object]) -> None:
+    verdicts = {item["id"]: item for item in node_results["scanned"]}  # type: ignore[attr-defined]
+    for sig in CATALOG.signatures:
+        assert verdicts[sig.id]["match"] == [True] * len(sig.match), sig.id
+        assert verdicts[sig.id]["no_match"] == [False] * len(sig.no_match), sig.id
+
+
+def test_patterns_that_backtrack_in_v8_give_re2s_verdict(node_results: dict[str, object]) -> None:
+    expected = [compile_pattern(pattern).search(normalize_line(line)) for pattern, line in HOSTILE]
+    assert expected == [False, False, True, False]
+    assert node_results["hostile"] == expected

@@ -102,8 +102,23 @@ def compile_problems(pattern: str) -> list[str]:
     try:
         compile_pattern(pattern)
     except re2.error as exc:
-        problems.append(f"RE2 cannot compile it: {exc}")
+        problems.append(f"RE2 cannot compile it: {engine_text(exc)}")
     return problems
+
+
+def engine_text(exc: Exception) -> str:
+    """Return the engine's own message for a compile error (the wrapper carries it as bytes)."""
+    text = exc.args[0] if exc.args else str(exc)
+    return text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+
+
+def compiles(pattern: str, ignore_case: bool = False) -> bool:
+    """Return True when RE2 compiles ``pattern``."""
+    try:
+        compile_pattern(pattern, ignore_case)
+    except re2.error:
+        return False
+    return True
 
 
 def re2_options(ignore_case: bool) -> Any:
@@ -111,6 +126,7 @@ def re2_options(ignore_case: bool) -> Any:
     options = re2.Options()
     options.case_sensitive = not ignore_case
     options.max_mem = 64 << 20
+    options.log_errors = False  # a compile error comes back as an Issue; RE2's own log would repeat it raw
     return options
 
 

@@ -8,7 +8,7 @@ exporter reports the signature by id instead of shipping a pattern that means so
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 META_OUTSIDE = set(".[]()*+?{}|^$\\")
@@ -279,3 +279,85 @@ def key_text(pattern: str) -> str:
         current = []
     runs.append("".join(current).strip())
     return " … ".join(run for run in runs if run)
+
+
+def repeats(token: Token | None) -> bool:
+    """Return True when ``token`` is a quantifier that allows more than one repetition."""
+    return token is not None and token.kind == "op" and (token.value == "+" or token.value.startswith("{"))
+
+
+def opens(token: Token) -> bool:
+    """Return True when ``token`` opens a group."""
+    return token.kind == "group" or (token.kind == "op" and token.value == "(")
+
+
+def closing(tokens: Sequence[Token], start: int) -> int:
+    """Return the index of the ``)`` that closes the group opened at ``start``."""
+    depth = 0
+    for index in range(start, len(tokens)):
+        depth += opens(tokens[index])
+        depth -= tokens[index].kind == "op" and tokens[index].value == ")"
+        if depth == 0:
+            return index
+    return len(tokens)
+
+
+def branches(tokens: Sequence[Token]) -> list[list[Token]]:
+    """Return the tokens split at alternations outside any group."""
+    parts: list[list[Token]] = [[]]
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        end = closing(tokens, index) if opens(token) else index
+        if token.kind == "op" and token.value == "|":
+            parts.append([])
+        else:
+            parts[-1].extend(tokens[index : end + 1])
+        index = end + 1
+    return parts
+
+
+def literal_sets(tokens: Sequence[Token]) -> list[tuple[str, ...]]:
+    """Return, in order, the sets of literals of one branch: every match contains one of each set."""
+    sets: list[tuple[str, ...]] = []
+    current, index = "", 0
+    while index < len(tokens):
+        token = tokens[index]
+        end = closing(tokens, index) if opens(token) else index
+        after = tokens[end + 1] if end + 1 < len(tokens) else None
+        if token.kind == "lit" and not optional(after):
+            current += token.value
+            if not repeats(after):
+                index += 1
+                continue  # a repeated character ends the run: what follows it is not adjacent
+        sets.extend([(current,)] if current else [])
+        current = ""
+        inner = alternatives(tokens[index + 1 : end]) if end > index and not optional(after) else ()
+        sets.extend([inner] if inner else [])
+        index = end + 1
+    return sets + ([(current,)] if current else [])
+
+
+def chosen(sets: Sequence[tuple[str, ...]]) -> tuple[str, ...]:
+    """Return the set most likely to be rare in healthy lines: the last with no member under 3 characters."""
+    usable = [found for found in sets if min(map(len, found)) >= 3]
+    return usable[-1] if usable else max(sets, key=lambda found: min(map(len, found)), default=())
+
+
+def alternatives(tokens: Sequence[Token]) -> tuple[str, ...]:
+    """Return one literal per alternative of ``tokens`` (empty when one alternative has none)."""
+    picks = [chosen(literal_sets(branch)) for branch in branches(tokens)]
+    return tuple(sorted({text for pick in picks for text in pick})) if all(picks) else ()
+
+
+def needles(pattern: str) -> list[list[str]]:
+    """Return sets of literals: every line the pattern matches contains a member of each set.
+
+    A page tests these with substring search before it runs the engine, so most lines never
+    reach it; the first set is the one it searches for. Unlike key_text, this never claims
+    text a match may lack; an empty list means every line must reach the engine.
+    """
+    tokens = tokenize(pattern)
+    sets = literal_sets(tokens) if len(branches(tokens)) == 1 else [alternatives(tokens)]
+    first = chosen([found for found in sets if found])
+    return [list(first)] + [list(found) for found in sets if found != first] if first else []

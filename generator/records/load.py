@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,7 +32,15 @@ except AttributeError:  # pragma: no cover - libyaml missing: slower, same behav
 INT_RE = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
 FLOAT_RE = re.compile(r"[-+]?(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?\Z")
 # C0 and C1 controls except tab and newline, DEL, and the bidi controls (Trojan Source).
-BAD_CHAR_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+CONTROL_OR_BIDI = "\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+# Every invisible format character (Unicode 14 category Cf: U+200B, U+2060, U+FEFF, tags, ...).
+FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+)
+BAD_CHAR_RE = re.compile(f"[{CONTROL_OR_BIDI}{FORMAT}]")
+CONTROL_OR_BIDI_RE = re.compile(f"[{CONTROL_OR_BIDI}]")
 NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 COMPLEX_KEY = "\x00complex"
 DUPLICATE_KEY = "\x00duplicate"
@@ -345,7 +354,7 @@ class Reader:
         """Refuse control and bidi characters (they hide or reorder text)."""
         char = BAD_CHAR_RE.search(text)
         assert char is not None
-        message = f"control or bidi character U+{ord(char.group()):04X} is not allowed"
+        message = bad_char_message(char.group())
         self.refuse(where, parent, token, "text.control-char", message)
 
     def refuse(self, where: tuple[int, int], parent: str, token: Token, code: str, message: str) -> None:
@@ -365,6 +374,14 @@ class Reader:
                 depth += 1
             elif kind in CLOSERS:
                 depth -= 1
+
+
+def bad_char_message(char: str) -> str:
+    """Return why ``char`` is refused in record text, naming it."""
+    if CONTROL_OR_BIDI_RE.match(char):
+        return f"control or bidi character U+{ord(char):04X} is not allowed"
+    name = unicodedata.name(char, "unnamed")
+    return f"invisible format character U+{ord(char):04X} ({name}) is not allowed: readers cannot see it"
 
 
 def mark(event: Any) -> tuple[int, int]:

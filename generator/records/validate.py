@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import re2
 
-from generator.patterns.dialect import Compiled, compile_pattern, compile_set, dialect_problems, signature_matches
+from generator.patterns.dialect import (
+    Compiled,
+    compile_pattern,
+    compile_set,
+    compiles,
+    dialect_problems,
+    engine_text,
+    signature_matches,
+)
 from generator.records.errors import Issue, Location
 from generator.records.load import SourceDoc
 from generator.records.locate import child_pointer, find_mark, pointer_from_path
@@ -163,21 +171,29 @@ def fold(text: str) -> str:
 
 
 def duplicate_issues(catalog: Catalog) -> list[Issue]:
-    """Return issues for ids and signature ids used twice."""
+    """Return issues for ids and signature ids used twice, on every file that uses them."""
     found = []
     seen: dict[str, Entry] = {}
     for entry in catalog.entries:
         first = seen.setdefault(fold(entry.id), entry)
         if first is not entry:
             found.append(issue(entry, "/id", "catalog.duplicate-id", f"id {entry.id!r} is also used by {first.path}"))
-    owners: dict[str, Entry] = {}
+            found.append(issue(first, "/id", "catalog.duplicate-id", f"id {first.id!r} is also used by {entry.path}"))
+    return found + duplicate_signature_issues(catalog)
+
+
+def duplicate_signature_issues(catalog: Catalog) -> list[Issue]:
+    """Return an issue at every use of a signature id that is used more than once."""
+    uses: dict[str, list[tuple[Entry, Signature]]] = {}
     for entry in catalog.entries:
         for sig in entry.signatures:
-            owner = owners.setdefault(sig.id, entry)
-            if owner is not entry or sum(s.id == sig.id for s in entry.signatures) > 1:
-                pointer = f"/signatures/{sig.index}/id"
-                found.append(issue(entry, pointer, "signature.duplicate-id", f"signature id {sig.id!r} is used twice"))
-    return found
+            uses.setdefault(sig.id, []).append((entry, sig))
+    return [
+        issue(entry, f"/signatures/{sig.index}/id", "signature.duplicate-id", f"signature id {sig.id!r} is used twice")
+        for pairs in uses.values()
+        if len(pairs) > 1
+        for entry, sig in pairs
+    ]
 
 
 def rename_issues(catalog: Catalog) -> list[Issue]:
@@ -214,7 +230,7 @@ def example_issues(entry: Entry, sig: Signature, base: str) -> list[Issue]:
     try:
         compiled = compile_pattern(sig.pattern, sig.ignore_case)
     except re2.error as exc:
-        return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {exc}")]
+        return [issue(entry, f"{base}/pattern", "signature.dialect", f"RE2 cannot compile it: {engine_text(exc)}")]
     found = []
     for index, line in enumerate(sig.match):
         if not signature_matches(compiled, line):
@@ -238,14 +254,16 @@ def collision_issues(catalog: Catalog, healthy: Sequence[tuple[str, str]] = ()) 
     """Return signatures that match another record's examples or a line of a healthy log.
 
     Two records that declare each other in confused_with may share lines; nothing may
-    match a healthy log.
+    match a healthy log. A signature RE2 cannot compile is left out: its own
+    signature.dialect issue says why.
     """
     allowed = confused_pairs(catalog)
     found: list[Issue] = []
     for entry in catalog.entries:
         for sig in entry.signatures:
-            compiled = compile_pattern(sig.pattern, sig.ignore_case)
-            found.extend(example_collisions(entry, sig, compiled, catalog, allowed))
+            if compiles(sig.pattern, sig.ignore_case):
+                compiled = compile_pattern(sig.pattern, sig.ignore_case)
+                found.extend(example_collisions(entry, sig, compiled, catalog, allowed))
     found.extend(healthy_collisions(catalog, healthy))
     return found
 
@@ -265,7 +283,7 @@ def example_collisions(
 
 def healthy_collisions(catalog: Catalog, healthy: Sequence[tuple[str, str]]) -> Iterator[Issue]:
     """Yield a collision for each signature that matches a line of a healthy log."""
-    signatures = catalog.signatures
+    signatures = [sig for sig in catalog.signatures if compiles(sig.pattern, sig.ignore_case)]
     patterns = compile_set([(sig.pattern, sig.ignore_case) for sig in signatures])
     for name, text in healthy:
         for line in LINE_BREAK.split(text):

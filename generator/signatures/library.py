@@ -12,12 +12,12 @@ import hashlib
 import json
 from typing import Any
 
-from generator.patterns.translate import to_js
+from generator.patterns.translate import needles, to_js
 from generator.records.model import Catalog, Entry, Signature
 from generator.records.schema import schema_path
 
 LIBRARY_SCHEMA = "signatures.schema.json"
-LIBRARY_SCHEMA_VERSION = "1.0.0"
+LIBRARY_SCHEMA_VERSION = "1.1.0"
 LOCK_FILE = "library.lock.json"
 NORMALIZATION = "ANSI escape codes and leading rank, timestamp and host:pid:tid prefixes are removed before matching"
 
@@ -41,6 +41,7 @@ def signature_item(sig: Signature, entry: Entry, site_url: str) -> dict[str, Any
         "description": sig.description,
         "url": record_url(entry.id, site_url),
         "js": to_js(sig.pattern),
+        "needles": needles(sig.pattern),
         "examples": {"match": list(sig.match), "no_match": list(sig.no_match)},
     }
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from generator.records.model import Catalog
 from generator.signatures.library import dump, read_lock, signature_library
+from generator.site.vendor import vendor_files
 
 
 def plain_mapping(value: Any) -> Any:
@@ -40,7 +41,7 @@ def redirect_page(target: str) -> str:
 
 
 def site_files(catalog: Catalog, site_url: str = "") -> dict[str, bytes]:
-    """Return the non-page files of the site by path: API documents, checksum, redirects."""
+    """Return the non-page files of the site by path: API documents, checksum, redirects, vendored scripts."""
     library = dump(signature_library(catalog, read_lock()["version"], site_url))
     files = {
         "api/v1/signatures.json": library,
@@ -52,6 +53,7 @@ def site_files(catalog: Catalog, site_url: str = "") -> dict[str, bytes]:
             json.dumps(entries_document(catalog), sort_keys=True, ensure_ascii=False, default=plain_mapping) + "\n"
         ).encode(),
     }
+    files.update(vendor_files())
     for old, new in catalog.renames.items():
         files[f"entries/{old}/index.html"] = redirect_page(f"../{new}/").encode()
     return files

@@ -1,6 +1,8 @@
 // Runs the browser's matching core under Node for the tests: prints one JSON object with
 // the normalised vectors, every signature example's verdict, and the ranked diagnoses.
-// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json
+// Also runs each example line through a Scanner (prefilter, then engine) and each hostile
+// pattern of HOSTILE.json on its long line.
+// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json HOSTILE.json
 "use strict";
 const fs = require("fs");
 const core = require(process.argv[2]);
@@ -15,7 +17,22 @@ const examples = library.signatures.map((sig, i) => ({
   match: sig.examples.match.map((line) => compiled[i].re.test(core.normalizeLine(line))),
   no_match: sig.examples.no_match.map((line) => compiled[i].re.test(core.normalizeLine(line))),
 }));
+const scanner = new core.Scanner(library);
+function scannedIds(line) {
+  scanner.findings = {};
+  scanner.scanLine(line, 1);
+  return [].concat(...Object.values(scanner.findings).map((f) => f.evidence.map((e) => e.signature)));
+}
+const scanned = library.signatures.map((sig) => ({
+  id: sig.id,
+  match: sig.examples.match.map((line) => scannedIds(line).includes(sig.id)),
+  no_match: sig.examples.no_match.map((line) => scannedIds(line).includes(sig.id)),
+}));
+const hostile = JSON.parse(fs.readFileSync(process.argv[6], "utf8")).map((item) => {
+  const lib = { records: {}, signatures: [{ id: "h", record: "h", strength: "specific", pattern: item.pattern, flags: "", needles: item.needles }] };
+  return core.diagnoseTexts(lib, [{ name: "long.log", text: item.line }]).length > 0;
+});
 const diagnoses = cases.map((files) =>
   core.diagnoseTexts(library, files).map((f) => ({ id: f.id, role: f.role, score: f.score }))
 );
-process.stdout.write(JSON.stringify({ normalize, examples, diagnoses }));
+process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses }));

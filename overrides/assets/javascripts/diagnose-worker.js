@@ -1,6 +1,6 @@
 /* The diagnosis Web Worker: matching runs here so the page stays responsive. */
 "use strict";
-importScripts("failpedia-core.js", "diagnose-reader.js");
+importScripts("vendor/re2js.js", "failpedia-core.js", "diagnose-reader.js");
 
 self.onmessage = function (event) {
   var job = event.data;

@@ -42,16 +42,141 @@
     return m ? m[1] + " " + m[2].replace(",", ".") : "";
   }
 
+  /* The engine: RE2JS (a port of RE2, linear time), vendored from npm at build time. Patterns
+   * go to it in the portable dialect as written, so the page reads them as the CLI's RE2 does. */
+  function engine() {
+    var found = root.RE2JS || (typeof require === "function" ? require("re2js") : null);
+    if (!found || !found.RE2JS) throw new Error("the RE2JS engine (assets/javascripts/vendor/re2js.js) is not loaded");
+    return found.RE2JS;
+  }
+
+  /* Every code unit mapped to one member of its case orbit (k, K and U+212A all read as k). */
+  function foldTable() {
+    var table = new Uint16Array(65536);
+    for (var c = 0; c < 65536; c++) {
+      var up = String.fromCharCode(c).toUpperCase();
+      var low = up.length === 1 ? up.toLowerCase() : "";
+      table[c] = low.length === 1 ? low.charCodeAt(0) : c;
+    }
+    return table;
+  }
+
+  /* Aho-Corasick over folded code units: which needles a line holds, in one linear pass.
+   * Folding only widens the search, so a line it passes over holds none of the needles. */
+  function NeedleSearch(needles) {
+    var fold = foldTable(), classes = new Uint16Array(65536), size = 1;
+    var words = needles.map(function (n) { return Array.prototype.map.call(n, function (ch) { return fold[ch.charCodeAt(0)]; }); });
+    words.forEach(function (w) { w.forEach(function (c) { if (!classes[c]) classes[c] = size++; }); });
+    for (var c = 0; c < 65536; c++) classes[c] = classes[fold[c]];
+    var trie = [new Map()], outs = [[]];
+    words.forEach(function (w, id) {
+      var s = 0;
+      w.forEach(function (c) {
+        var next = trie[s].get(classes[c]);
+        if (next === undefined) { next = trie.length; trie[s].set(classes[c], next); trie.push(new Map()); outs.push([]); }
+        s = next;
+      });
+      outs[s].push(id);
+    });
+    this.classes = classes;
+    this.size = size;
+    this.outs = outs;
+    this.delta = transitions(trie, outs, size);
+    this.ends = Uint8Array.from(outs, function (out) { return out.length ? 1 : 0; });
+    this.mark = new Int32Array(needles.length);
+    this.stamp = 0;
+  }
+
+  /* The complete automaton (failure links folded in), one row of `size` states per state. */
+  function transitions(trie, outs, size) {
+    var delta = new Int32Array(trie.length * size), fail = new Int32Array(trie.length), queue = [0];
+    for (var q = 0; q < queue.length; q++) {
+      var s = queue[q];
+      for (var k = 1; k < size; k++) {
+        var next = trie[s].get(k), viaFail = s ? delta[fail[s] * size + k] : 0;
+        if (next === undefined) { delta[s * size + k] = viaFail; continue; }
+        fail[next] = viaFail;
+        outs[next] = outs[next].concat(outs[viaFail]);
+        delta[s * size + k] = next;
+        queue.push(next);
+      }
+    }
+    return delta;
+  }
+
+  /* The ids of the needles in text, each once, or null when it holds none. Work per code
+   * unit is bounded by the needles ending there, so a line costs linear time. */
+  NeedleSearch.prototype.find = function (text) {
+    var s = 0, found = null, classes = this.classes, delta = this.delta, size = this.size, outs = this.outs;
+    var ends = this.ends, mark = this.mark, stamp = this.stamp = (this.stamp + 1) | 0;
+    for (var i = 0; i < text.length; i++) {
+      s = delta[s * size + classes[text.charCodeAt(i)]];
+      if (!ends[s]) continue;
+      var out = outs[s];
+      for (var j = 0; j < out.length; j++) {
+        if (mark[out[j]] === stamp) continue;
+        mark[out[j]] = stamp;
+        (found || (found = [])).push(out[j]);
+      }
+    }
+    return found;
+  };
+
+  var SYNTAX = /[\^$\\.*+?()[\]{}|\/]/g;
+
+  /* A test for "the line holds one of these literals", exact in case unless ignoreCase. */
+  function anyOf(set, ignoreCase) {
+    if (!ignoreCase) return function (line) { return set.some(function (n) { return line.indexOf(n) >= 0; }); };
+    var re = new RegExp(set.map(function (n) { return n.replace(SYNTAX, "\\$&"); }).join("|"), "iu");
+    return function (line) { return re.test(line); };
+  }
+
   function compileLibrary(library) {
+    var RE2JS = engine();
     return library.signatures.map(function (sig) {
-      return { id: sig.id, record: sig.record, strength: sig.strength, re: new RegExp(sig.js, sig.flags === "i" ? "i" : "") };
+      var ignoreCase = sig.flags === "i";
+      return {
+        id: sig.id, record: sig.record, strength: sig.strength, needles: sig.needles || [],
+        sets: (sig.needles || []).slice(1).map(function (set) { return anyOf(set, ignoreCase); }),
+        re: RE2JS.compile(sig.pattern, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0)
+      };
     });
   }
+
+  /* The literal prefilter: the signatures to try on a line, by the needles it holds. */
+  function Prefilter(signatures) {
+    var needles = [], owners = [];
+    this.always = [];
+    signatures.forEach(function (sig, index) {
+      if (!sig.needles.length) this.always.push(index);
+      sig.needles.length && sig.needles[0].forEach(function (n) { needles.push(n); owners.push(index); });
+    }, this);
+    this.search = new NeedleSearch(needles);
+    this.owners = owners;
+  }
+
+  /* Indexes of the signatures whose every needle set has a member in text, ascending (null: none). */
+  Prefilter.prototype.candidates = function (text, signatures) {
+    var hits = this.search.find(text);
+    if (!hits && !this.always.length) return null;
+    var picked = this.always.slice();
+    for (var h = 0; hits && h < hits.length; h++) picked.push(this.owners[hits[h]]);
+    picked.sort(function (a, b) { return a - b; });
+    var kept = [];
+    for (var i = 0; i < picked.length; i++) {
+      if (picked[i] === picked[i - 1]) continue;
+      var sets = signatures[picked[i]].sets, all = true;
+      for (var k = 0; k < sets.length && all; k++) all = sets[k](text);
+      if (all) kept.push(picked[i]);
+    }
+    return kept;
+  };
 
   /* A scan keeps, per record, every matching line once; rank shows the MAX_EVIDENCE earliest by time. */
   function Scanner(library) {
     this.library = library;
     this.signatures = compileLibrary(library);
+    this.prefilter = new Prefilter(this.signatures);
     this.findings = {};
     this.fileIndex = -1;
     this.fileName = "";
@@ -62,14 +187,19 @@
     this.fileName = name;
   };
 
-  /* One physical line (split on \n) with its 1-based number; \r splits it into segments. */
+  /* One physical line (split on \n) with its 1-based number; \r splits it into segments.
+   * Normalising only removes text (ANSI codes first, then prefixes and trailing space), so a
+   * segment the prefilter passes over, once without ANSI codes, cannot match: it is skipped. */
   Scanner.prototype.scanLine = function (raw, lineNo) {
-    var segments = raw.split("\r");
+    var segments = raw.indexOf("\r") < 0 ? [raw] : raw.split("\r");
     for (var s = 0; s < segments.length; s++) {
-      var line = normalizeLine(segments[s]);
+      var plain = segments[s].indexOf("\x1b") < 0 ? segments[s] : segments[s].replace(ANSI_RE, "");
+      var picked = this.prefilter.candidates(plain, this.signatures);
+      if (!picked || !picked.length) continue;
+      var line = stripPrefixes(plain).replace(TRAILING, "");
       if (!line) continue;
-      for (var i = 0; i < this.signatures.length; i++) {
-        var sig = this.signatures[i];
+      for (var i = 0; i < picked.length; i++) {
+        var sig = this.signatures[picked[i]];
         if (sig.re.test(line)) this.add(sig, segments[s], lineNo);
       }
     }
@@ -181,7 +311,7 @@
 
   var api = {
     normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
-    compileLibrary: compileLibrary, searchQuery: searchQuery
+    compileLibrary: compileLibrary, searchQuery: searchQuery, NeedleSearch: NeedleSearch
   };
   root.FailpediaCore = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;
