@@ -51,8 +51,9 @@ CASES = {
     ),
     "a record's earliest hit is its earliest timestamp, not its first file": (
         [
-            ("a.log", [f"2024-05-01 12:00:09 {OOM}", f"2024-05-01 12:00:10 {IMA}"]),
-            ("b.log", [f"2024-05-01 12:00:05 {IMA}", f"2024-05-01 12:00:01 {OOM}"]),
+            ("rank0.log", [f"2024-05-01 12:00:09 {OOM}"]),
+            ("rank1.log", [f"2024-05-01 12:00:05 {IMA}"]),
+            ("rank2.log", [f"2024-05-01 12:00:01 {OOM}"]),
         ],
         [("cuda-out-of-memory", "initiating"), ("cuda-illegal-memory-access", "initiating")],
     ),
