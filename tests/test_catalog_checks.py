@@ -6,17 +6,7 @@ from pathlib import Path
 
 from generator.records.pipeline import load_catalog
 
-MINIMAL = (Path(__file__).parent / "fixtures" / "valid" / "minimal-record.yaml").read_text(encoding="utf-8")
-
-
-def write_record(root: Path, category: str, entry_id: str, sig_id: str = "", extra: str = "") -> None:
-    """Write the minimal record as entries/<category>/<entry_id>.yaml, renamed and extended."""
-    text = MINIMAL.replace("id: minimal-record\n", f"id: {entry_id}\n", 1)
-    text = text.replace("category: memory", f"category: {category}", 1)
-    text = text.replace("minimal-record-exploded", sig_id or f"{entry_id}-exploded")
-    path = root / "entries" / category / f"{entry_id}.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text + extra, encoding="utf-8")
+from .workspace import write_record
 
 
 def issues_of(root: Path) -> list[str]:
