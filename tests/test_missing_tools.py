@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SKIPPING = '''
+SKIPPING = """
 import pytest
 
 def test_needs_rg():
@@ -23,7 +23,7 @@ def test_also_needs_rg():
 
 def test_other_skip():
     pytest.skip("not relevant")
-'''
+"""
 
 
 def run_pytest(tmp_path: Path, body: str) -> str:
