@@ -153,6 +153,14 @@ MUTANTS = [
 ]
 
 
+def passes(*tests: str) -> bool:
+    """Return True when the tests pass, with a fresh cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "FAILPEDIA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
+        return subprocess.run(command, cwd=ROOT, env=env, capture_output=True).returncode == 0
+
+
 def killed(path: Path, original: str, mutated: str, tests: str) -> bool:
     """Return True when ``tests`` fail with the mutant in place (the file is restored)."""
     text = path.read_text(encoding="utf-8")
@@ -160,16 +168,16 @@ def killed(path: Path, original: str, mutated: str, tests: str) -> bool:
         raise SystemExit(f"{path}: the original text is not there exactly once: {original!r}")
     path.write_text(text.replace(original, mutated), encoding="utf-8")
     try:
-        with tempfile.TemporaryDirectory() as cache:
-            env = {**os.environ, "FAILPEDIA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
-            command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", tests]
-            return subprocess.run(command, cwd=ROOT, env=env, capture_output=True).returncode != 0
+        return not passes(tests)
     finally:
         path.write_text(text, encoding="utf-8")
 
 
 def main() -> int:
-    """Print one verdict per mutant; exit 1 when any survives."""
+    """Print one verdict per mutant; exit 1 when any survives (or the tests fail unmutated)."""
+    if not passes(*sorted({tests for *_, tests in MUTANTS})):
+        print("the tests fail without any mutant: fix them first")
+        return 1
     survivors = 0
     for name, file, original, mutated, tests in MUTANTS:
         verdict = killed(ROOT / file, original, mutated, tests)
