@@ -32,12 +32,27 @@ TRANSLATIONS = [
     (r"a{2,3}$", False, "a{2,3}$", "a{2,3}$", "a{2,3}$"),
     (r"\x41.", False, "A.", "A.", r"A[^\n]"),
     (r"a/b#c", False, "a/b#c", r"a/b\#c", r"a\/b#c"),
+    (r"a\tb\fc\vd", False, "a\tb\x0cc\x0bd", r"a\tb\fc\x0Bd", r"a\tb\fc\vd"),
+    (r"[\t\v]x", False, "[\t\x0b]x", r"[\t\x0B]x", r"[\t\v]x"),
+    (r"[\^\-\]\\a]", False, "[]a^\\-]", r"[\^\-\]\\a]", r"[\^\-\]\\a]"),
+    (r"a\&b\~c\-d\#e", False, "a&b~c-d#e", r"a\&b\~c\-d\#e", "a&b~c-d#e"),
+    (r"[&~]", False, "[&~]", r"[\&\~]", "[&~]"),
+    ("[à-é]x", True, "[à-é][xX]", "(?i:[à-é]x)", "[à-é]x"),  # RE2 folds ASCII only, like grep under LC_ALL=C
+    ("[é1]", True, "[é1]", "(?i:[é1])", "[é1]"),
+    ("v[0-9]", True, "[vV][0-9]", "(?i:v[0-9])", "v[0-9]"),
 ]
+# Line breaks: grep cannot match them (test below); the Perl-like targets write them escaped.
+MODERN_ONLY = [(r"a\rb\nc", r"a\rb\nc", r"a\rb\nc"), (r"[\r\n]", r"[\r\n]", r"[\r\n]")]
 
 
 @pytest.mark.parametrize(("pattern", "ignore_case", "ere", "rust", "js"), TRANSLATIONS)
 def test_translation(pattern: str, ignore_case: bool, ere: str, rust: str, js: str) -> None:
     assert (to_ere(pattern, ignore_case), to_rust(pattern, ignore_case), to_js(pattern)) == (ere, rust, js)
+
+
+@pytest.mark.parametrize(("pattern", "rust", "js"), MODERN_ONLY)
+def test_line_breaks_for_ripgrep_and_javascript(pattern: str, rust: str, js: str) -> None:
+    assert (to_rust(pattern), to_js(pattern)) == (rust, js)
 
 
 @pytest.mark.parametrize(
@@ -96,6 +111,13 @@ KEY_TEXT = [
     ("Watchdog (caught|saw) timeout", "Watchdog … timeout"),
     ("ab?c", "a … c"),
     ("x+y", "xy"),
+    ("ab{2}c", "abc"),
+    ("ab*c", "a … c"),
+    ("ab{0,2}c", "a … c"),
+    ("a?b", "b"),
+    ("a(b(c)d)e", "a … e"),
+    ("x(?:ab)+y", "x … y"),
+    ("CUDA error: (out of memory|oom)", "CUDA error:"),
 ]
 
 
