@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,15 @@ import yaml
 
 from generator.records.load import SourceDoc
 from generator.records.model import Catalog, build_catalog
-from generator.signatures.library import bumped, fingerprints, new_lock, required_bump
+from generator.signatures.library import (
+    bumped,
+    dump,
+    fingerprints,
+    new_lock,
+    read_lock,
+    required_bump,
+    signature_library,
+)
 
 MINIMAL = yaml.safe_load((Path(__file__).parent / "fixtures" / "valid" / "minimal-record.yaml").read_text())
 
@@ -66,3 +75,25 @@ def test_each_change_needs_its_bump(edit: str, bump: str, version: str) -> None:
 )
 def test_bumped(kind: str, version: str) -> None:
     assert bumped("2.7.9", kind) == version
+
+
+def test_library_items_carry_url_and_flags() -> None:
+    data = changed("flags")
+    library = signature_library(catalog_of(data), "1.0.0", "https://failpedia.example/docs/")
+    (item,) = library["signatures"]
+    assert (item["url"], item["flags"], item["record"]) == (
+        "https://failpedia.example/docs/entries/minimal-record/",
+        "i",
+        "minimal-record",
+    )
+    assert library["records"]["minimal-record"]["url"] == "https://failpedia.example/docs/entries/minimal-record/"
+    assert signature_library(catalog_of(MINIMAL), "1.0.0")["signatures"][0]["flags"] == ""
+
+
+def test_dump_writes_utf8_text_not_escapes() -> None:
+    assert dump({"b": "é…", "a": 1}) == '{\n  "a": 1,\n  "b": "é…"\n}\n'.encode()
+
+
+def test_read_lock_reads_the_committed_lock() -> None:
+    committed = json.loads((Path(__file__).parent.parent / "schema" / "library.lock.json").read_text(encoding="utf-8"))
+    assert read_lock() == committed and committed["version"] != "0.0.0"
