@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean verify coverage
+.PHONY: install site build serve test lint validate bench clean verify coverage mutants
 
 $(STAMP): pyproject.toml package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,5 +48,12 @@ coverage: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/build.py
 
+# Mutation testing of the core modules (configured in pyproject.toml; results are kept in
+# mutants/ and reused for unchanged functions); not run in CI.
+mutants: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[mutation]'
+	$(BIN)/mutmut run
+	$(BIN)/python -m tests.mutation.score -v
+
 clean:
-	rm -rf site .pytest_cache .mypy_cache .ruff_cache
+	rm -rf site mutants .pytest_cache .mypy_cache .ruff_cache

@@ -28,3 +28,28 @@ def golden(request: pytest.FixtureRequest):
         assert actual == path.read_text(encoding="utf-8"), f"{path} differs; review, then --update-goldens"
 
     return check
+
+
+# The skip reason of a test that needs a tool this machine lacks (serving.py, test_export.py).
+NOT_INSTALLED = " is not installed here; CI installs it"
+
+
+def missing_tools(reports: list[pytest.TestReport]) -> dict[str, int]:
+    """Return how many tests each missing tool skipped, by tool name."""
+    counts: dict[str, int] = {}
+    for report in reports:
+        reason = str(report.longrepr[2]) if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        if NOT_INSTALLED in reason:
+            tool = reason.split(NOT_INSTALLED)[0].removeprefix("Skipped: ")
+            counts[tool] = counts.get(tool, 0) + 1
+    return counts
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Warn at the very end, not only in a skip line, when a missing tool left checks unrun."""
+    counts = missing_tools(terminalreporter.stats.get("skipped", []))
+    if not counts:
+        return
+    terminalreporter.section("MISSING TOOLS: these checks did not run", sep="!", red=True, bold=True)
+    for tool, skipped in sorted(counts.items()):
+        terminalreporter.write_line(f"WARNING: {tool} is missing here; {skipped} test(s) skipped", red=True, bold=True)

@@ -16,13 +16,14 @@ class Case:
     source: str
     expect: str | None
     log: str
+    top: str | None = None  # the record ranked first, when an earlier cause is in the excerpt
 
 
 def load_cases(kind: str) -> list[Case]:
     cases = []
     for path in sorted((CORPUS / kind).glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        cases.append(Case(path.stem, data["source"], data.get("expect"), data["log"]))
+        cases.append(Case(path.stem, data["source"], data.get("expect"), data["log"], data.get("top")))
     return cases
 
 

@@ -147,6 +147,7 @@ def search_top(page: object, query: str) -> str:
 
 
 # The record each of the search issue's two example lines must find first.
+SEARCH_MISSES = ROOT / "tests" / "fixtures" / "search-misses.json"
 HEADLINE_QUERIES = [
     (
         "nccl-system-error",
@@ -192,12 +193,21 @@ def engine_tops(site: Path, queries: list[str], tmp_path: Path) -> list[str | No
 def test_search_engine_ranks_records_for_every_example_line(built_site: Path, tmp_path: Path) -> None:
     # The same engine as the page (the theme's worker and the box's cleanup) on every match
     # example, not only the first: near-duplicate lines shared by sibling records mean not
-    # every line can win, so the whole set is held to a floor and the misses are printed.
+    # every line can win; those that do not are listed, each with the page that wins.
     cases = [(entry.id, line) for entry in CATALOG.entries for sig in entry.signatures for line in sig.match]
     tops = engine_tops(built_site, [line for _, line in cases], tmp_path)
-    misses = [(record, top) for (record, _), top in zip(cases, tops, strict=True) if top != f"entries/{record}/"]
-    print(f"search: {len(cases) - len(misses)} of {len(cases)} example lines rank their record first; misses:", misses)
-    assert len(misses) <= len(cases) * 0.2, misses
+    misses: dict[str, dict[str, str | None]] = {}
+    for (record, line), top in zip(cases, tops, strict=True):
+        if top != f"entries/{record}/":
+            misses.setdefault(record, {})[line] = top
+    if os.environ.get("FAILPEDIA_WRITE_SEARCH_MISSES"):
+        SEARCH_MISSES.write_text(
+            json.dumps(misses, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
+        )
+    # Exact, per record: each known miss is listed with the page that wins instead; a line
+    # that starts missing, or wins elsewhere, names its record (review the diff, then rerun
+    # with FAILPEDIA_WRITE_SEARCH_MISSES=1 to rewrite the list).
+    assert misses == json.loads(SEARCH_MISSES.read_text(encoding="utf-8"))
     firsts = engine_tops(built_site, [entry.signatures[0].match[0] for entry in CATALOG.entries], tmp_path)
     assert firsts == [f"entries/{entry.id}/" for entry in CATALOG.entries]
 

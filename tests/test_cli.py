@@ -206,8 +206,11 @@ def test_a_killed_build_leaves_the_previous_site(workspace: Path) -> None:
     deadline = time.monotonic() + 60
     while not list(workspace.glob(".site-build-*")) and time.monotonic() < deadline and build.poll() is None:
         time.sleep(0.01)
+    # Killed mid-way, or the test proves nothing: the staging folder exists and the build runs.
+    assert list(workspace.glob(".site-build-*")), "the build never started writing its staging folder"
+    assert build.poll() is None, "the build finished before it could be killed"
     os.killpg(build.pid, signal.SIGKILL)  # the whole job, as a killed CI step or terminal would
-    build.wait()
+    assert build.wait() == -signal.SIGKILL
     assert page.read_bytes() == before
     assert run("build", cwd=workspace).returncode == 0
     assert not list(workspace.glob(".site-build-*"))

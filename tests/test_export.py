@@ -151,7 +151,11 @@ def test_library_validates_and_is_deterministic() -> None:
     library = json.loads(first)
     jsonschema.Draft202012Validator(load_schema(LIBRARY_SCHEMA)).validate(library)
     assert len(library["signatures"]) == len(CATALOG.signatures)
-    assert library["library_version"] == read_lock()["version"]
+    # The committed file itself, not read_lock(): a lock reader that lost the file would
+    # return its default to both sides.
+    committed = json.loads((ROOT / "schema" / "library.lock.json").read_text(encoding="utf-8"))
+    assert committed["version"] != "0.0.0"
+    assert library["library_version"] == committed["version"]
 
 
 def test_library_lock_is_current() -> None:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
+from generator.patterns.dialect import compile_pattern
 from generator.patterns.normalize import normalize_line
 from generator.records.load import load_text
 from generator.records.pipeline import load_catalog
@@ -56,12 +57,45 @@ def test_normaliser_always_returns_a_trimmed_line(text: str) -> None:
     assert normalize_line("\x1b[31m" + line) == normalize_line(line)
 
 
+SLOW = Matcher(CATALOG.signatures)
+SLOW.database = None  # no Hyperscan: RE2 on every line, the definition of a match
+EXAMPLES = st.sampled_from(sorted({line for sig in CATALOG.signatures for line in (*sig.match, *sig.no_match)}))
+ENDS = st.sampled_from([b"\n", b"\r", b"\r\n", b""])
+
+
+def logs(pieces: st.SearchStrategy[bytes]) -> st.SearchStrategy[bytes]:
+    """Return logs made of pieces, each followed by a line end (or none)."""
+    return st.lists(st.tuples(pieces, ENDS), max_size=30).map(lambda parts: b"".join(p + end for p, end in parts))
+
+
+TEXT_LOGS = logs(EXAMPLES.map(str.encode))
+MIXED_LOGS = logs(EXAMPLES.map(str.encode) | st.binary(max_size=40))
+
+
+def hit_set(matcher: Matcher, raw: bytes) -> set[tuple[str, int, str]]:
+    return {(hit.signature.id, hit.line_offset, hit.text) for hit in matcher.scan_block(raw)}
+
+
 @FAST
-@given(st.binary(max_size=5000))
-def test_matcher_and_diagnosis_take_any_bytes(raw: bytes) -> None:
-    MATCHER.scan_block(raw)
+@given(st.binary(max_size=5000) | MIXED_LOGS)
+def test_the_prefilter_path_finds_exactly_what_re2_finds(raw: bytes) -> None:
+    assert hit_set(MATCHER, raw) == hit_set(SLOW, raw)
+
+
+@FAST
+@given(TEXT_LOGS)
+def test_every_evidence_line_is_where_it_says_and_matches(raw: bytes) -> None:
     report = diagnose([Source("fuzz.log", io.BytesIO(raw))], MATCHER, CATALOG)
-    assert all(f.role in ("initiating", "downstream") for f in report.findings)
+    lines = raw.split(b"\n")
+    by_id = {sig.id: sig for sig in CATALOG.signatures}
+    for finding in report.findings:
+        for evidence in finding.evidence:
+            # The evidence is its line's segment (cut at MAX_TEXT), and the signature matches it.
+            segments = [seg for seg in lines[evidence.line - 1].split(b"\r") if seg.startswith(evidence.text.encode())]
+            sig = by_id[evidence.signature]
+            assert sig.entry_id == finding.entry.id
+            regex = compile_pattern(sig.pattern, sig.ignore_case)
+            assert any(regex.search(normalize_line(seg.decode())) for seg in segments)
 
 
 BOMBS = {

@@ -57,7 +57,9 @@ def raw_chunks(source: Source, size: int) -> Iterator[bytes]:
         yield chunk
 
 
-def gunzip(source: Source, chunks: Iterator[bytes], limit: int = MAX_DECOMPRESSED) -> Iterator[bytes]:
+def gunzip(
+    source: Source, chunks: Iterator[bytes], limit: int = MAX_DECOMPRESSED, size: int = BLOCK_SIZE
+) -> Iterator[bytes]:
     """Yield decompressed bytes of a (possibly multi-member) gzip stream, noting damage."""
     decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
     produced = 0
@@ -67,7 +69,7 @@ def gunzip(source: Source, chunks: Iterator[bytes], limit: int = MAX_DECOMPRESSE
         while data:
             in_member = True
             try:
-                out = decoder.decompress(data, BLOCK_SIZE)
+                out = decoder.decompress(data, size)
             except zlib.error as exc:
                 source.note(f"gzip data is corrupt ({exc}); hits before the damage are kept")
                 return
@@ -109,11 +111,11 @@ def peek(chunks: Iterator[bytes], size: int = SNIFF) -> tuple[bytes, Iterator[by
     return head[:size], replay()
 
 
-def decoded_stream(source: Source) -> Iterator[bytes]:
-    """Yield the input as UTF-8-ish bytes: gunzipped and transcoded as its magic says."""
-    head, chunks = peek(raw_chunks(source, BLOCK_SIZE))
+def decoded_stream(source: Source, size: int = BLOCK_SIZE) -> Iterator[bytes]:
+    """Yield the input as UTF-8-ish bytes in chunks of about ``size``: gunzipped and transcoded as its magic says."""
+    head, chunks = peek(raw_chunks(source, size))
     if head.startswith(GZIP_MAGIC):
-        head, chunks = peek(gunzip(source, chunks))
+        head, chunks = peek(gunzip(source, chunks, size=size))
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return from_utf16(chunks)
     if head.startswith(codecs.BOM_UTF8):
@@ -161,7 +163,7 @@ def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LIN
     """
     carry = b""
     line_no = 1
-    for chunk in decoded_stream(source):
+    for chunk in decoded_stream(source, block_size):
         start = 0
         if carry:
             start = first_line_end(chunk)

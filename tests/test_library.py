@@ -1,0 +1,99 @@
+"""Library versioning: which change needs which bump, and what the new lock holds."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from generator.records.load import SourceDoc
+from generator.records.model import Catalog, build_catalog
+from generator.signatures.library import (
+    bumped,
+    dump,
+    fingerprints,
+    new_lock,
+    read_lock,
+    required_bump,
+    signature_library,
+)
+
+MINIMAL = yaml.safe_load((Path(__file__).parent / "fixtures" / "valid" / "minimal-record.yaml").read_text())
+
+
+def catalog_of(data: dict[str, Any]) -> Catalog:
+    return build_catalog([SourceDoc("entries/memory/minimal-record.yaml", data)])
+
+
+def changed(edit: str) -> dict[str, Any]:
+    """Return the minimal record with one kind of change made to it."""
+    data = copy.deepcopy(MINIMAL)
+    sig = data["signatures"][0]
+    if edit == "new signature":
+        data["signatures"].append({**copy.deepcopy(sig), "id": "minimal-record-second"})
+    elif edit == "pattern":
+        sig["pattern"] = "Widget exploded after [0-9]+ attempts"
+    elif edit == "flags":
+        sig["flags"] = "i"
+    elif edit == "removed":
+        sig["id"] = "minimal-record-renamed"
+    elif edit == "description":
+        sig["description"] = "The widget gave up, for good."
+    return data
+
+
+LOCK = {"version": "1.4.2", "fingerprints": fingerprints(catalog_of(MINIMAL)), "content": ""}
+LOCK["content"] = new_lock(LOCK, catalog_of(MINIMAL))["content"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "bump", "version"),
+    [
+        ("nothing", "", "1.4.2"),
+        ("description", "patch", "1.4.3"),
+        ("new signature", "minor", "1.5.0"),
+        ("pattern", "major", "2.0.0"),
+        ("flags", "major", "2.0.0"),
+        ("removed", "major", "2.0.0"),
+    ],
+)
+def test_each_change_needs_its_bump(edit: str, bump: str, version: str) -> None:
+    catalog = catalog_of(changed(edit))
+    assert required_bump(LOCK, catalog) == bump
+    lock = new_lock(LOCK, catalog)
+    assert lock["version"] == version
+    assert lock["fingerprints"] == fingerprints(catalog)
+    assert required_bump(lock, catalog) == ""
+
+
+@pytest.mark.parametrize(
+    ("kind", "version"), [("major", "3.0.0"), ("minor", "2.8.0"), ("patch", "2.7.10"), ("", "2.7.9")]
+)
+def test_bumped(kind: str, version: str) -> None:
+    assert bumped("2.7.9", kind) == version
+
+
+def test_library_items_carry_url_and_flags() -> None:
+    data = changed("flags")
+    library = signature_library(catalog_of(data), "1.0.0", "https://failpedia.example/docs/")
+    (item,) = library["signatures"]
+    assert (item["url"], item["flags"], item["record"]) == (
+        "https://failpedia.example/docs/entries/minimal-record/",
+        "i",
+        "minimal-record",
+    )
+    assert library["records"]["minimal-record"]["url"] == "https://failpedia.example/docs/entries/minimal-record/"
+    assert signature_library(catalog_of(MINIMAL), "1.0.0")["signatures"][0]["flags"] == ""
+
+
+def test_dump_writes_utf8_text_not_escapes() -> None:
+    assert dump({"b": "é…", "a": 1}) == '{\n  "a": 1,\n  "b": "é…"\n}\n'.encode()
+
+
+def test_read_lock_reads_the_committed_lock() -> None:
+    committed = json.loads((Path(__file__).parent.parent / "schema" / "library.lock.json").read_text(encoding="utf-8"))
+    assert read_lock() == committed and committed["version"] != "0.0.0"
