@@ -21,7 +21,8 @@ const scanner = new core.Scanner(library);
 function scannedIds(line) {
   scanner.findings = {};
   scanner.scanLine(line, 1);
-  return [].concat(...Object.values(scanner.findings).map((f) => f.evidence.map((e) => e.signature)));
+  // Every signature that matched (a line is evidence once, under the first signature that matched it).
+  return [].concat(...Object.values(scanner.findings).map((f) => Object.keys(f.signatures)));
 }
 const scanned = library.signatures.map((sig) => ({
   id: sig.id,
