@@ -40,6 +40,8 @@ TRANSLATIONS = [
     ("[à-é]x", True, "[à-é][xX]", "(?i:[à-é]x)", "[à-é]x"),  # RE2 folds ASCII only, like grep under LC_ALL=C
     ("[é1]", True, "[é1]", "(?i:[é1])", "[é1]"),
     ("v[0-9]", True, "[vV][0-9]", "(?i:v[0-9])", "v[0-9]"),
+    (r"[\x41-\x43]", False, "[A-C]", "[A-C]", "[A-C]"),
+    (r"a{2}b{3,}", False, "a{2}b{3,}", "a{2}b{3,}", "a{2}b{3,}"),
 ]
 # Line breaks: grep cannot match them (test below); the Perl-like targets write them escaped.
 MODERN_ONLY = [(r"a\rb\nc", r"a\rb\nc", r"a\rb\nc"), (r"[\r\n]", r"[\r\n]", r"[\r\n]")]
