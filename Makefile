@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean verify
+.PHONY: install site build serve test lint validate bench clean verify live
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,20 @@ lint: $(STAMP)
 # or $$FAILPEDIA_RELEASES) and rewrites schema/verified.json; CI only reads the ledger.
 verify: $(STAMP)
 	$(BIN)/failpedia verify
+
+# Live-fire reproductions (tests/repro/) against a real PyTorch in its own venv, one per release,
+# so the light .venv never gets torch. LIVE_PIP_ARGS passes pip options (e.g. --find-links DIR);
+# releases before 2.3 were built against NumPy 1: LIVE_NUMPY='numpy<2'.
+LIVE_TORCH ?= 2.13.0
+LIVE_PIP_ARGS ?=
+LIVE_NUMPY ?= numpy
+LIVE_VENV := .venv-live/torch-$(LIVE_TORCH)
+
+live:
+	test -x $(LIVE_VENV)/bin/python || $(PYTHON) -m venv $(LIVE_VENV)
+	$(LIVE_VENV)/bin/python -m pip install --quiet $(LIVE_PIP_ARGS) 'torch==$(LIVE_TORCH)' '$(LIVE_NUMPY)'
+	$(LIVE_VENV)/bin/python -m pip install --quiet -e .
+	$(LIVE_VENV)/bin/python tests/repro/run.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/build.py
