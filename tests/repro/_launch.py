@@ -44,6 +44,6 @@ def under_torchrun() -> bool:
 def torchrun_self(script: str, *args: str) -> int:
     """Run `script` under torchrun (one node on 127.0.0.1) and return its exit status."""
     command = [sys.executable, "-m", "torch.distributed.run", *args, script]
-    if not any(arg.startswith("--rdzv") or arg.startswith("--nnodes") for arg in args):
-        command[3:3] = ["--standalone", "--nproc-per-node=1"]
+    if not any(arg.startswith(("--rdzv", "--nnodes")) for arg in args):
+        command[3:3] = ["--standalone", "--nproc_per_node=1"]
     return subprocess.run(command, timeout=120, check=False).returncode

@@ -12,5 +12,5 @@ if __name__ == "__main__":
     if under_torchrun():
         sys.exit("reproduction: the rendezvous should not have completed")
     endpoint = f"127.0.0.1:{free_port()}"
-    rdzv = ["--nnodes=2", "--nproc-per-node=1", "--rdzv-backend=c10d", f"--rdzv-endpoint={endpoint}"]
-    sys.exit(torchrun_self(__file__, *rdzv, "--rdzv-id=repro", "--rdzv-conf=join_timeout=5"))
+    rdzv = ["--nnodes=2", "--nproc_per_node=1", "--rdzv_backend=c10d", f"--rdzv_endpoint={endpoint}"]
+    sys.exit(torchrun_self(__file__, *rdzv, "--rdzv_id=repro", "--rdzv_conf=join_timeout=5"))

@@ -1,4 +1,4 @@
-"""torch.load (weights_only=True by default) of a checkpoint that pickles a custom class."""
+"""torch.load(weights_only=True), the default since 2.6, of a checkpoint that pickles a custom class."""
 
 from __future__ import annotations
 
@@ -19,4 +19,4 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "state.pt"
         torch.save({"state": TrainState()}, path)
-        torch.load(path)
+        torch.load(path, weights_only=True)
