@@ -47,3 +47,25 @@ def torchrun_self(script: str, *args: str) -> int:
     if not any(arg.startswith(("--rdzv", "--nnodes")) for arg in args):
         command[3:3] = ["--standalone", "--nproc_per_node=1"]
     return subprocess.run(command, timeout=120, check=False).returncode
+
+
+class SelfKillingDataset:
+    """A map-style dataset whose __getitem__ kills its own (worker) process with a signal."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> int:
+        os.kill(os.getpid(), self.signum)
+        return index
+
+
+def die_in_worker(signum: int) -> None:
+    """Iterate a one-worker DataLoader whose worker dies of `signum`; the loader raises here."""
+    from torch.utils.data import DataLoader
+
+    for _ in DataLoader(SelfKillingDataset(signum), num_workers=1):
+        pass
