@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean verify coverage mutants
+.PHONY: install site build serve test lint validate bench clean verify coverage mutants live
 
 $(STAMP): pyproject.toml package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -44,6 +44,20 @@ verify: $(STAMP)
 # The share of real failure reports (tests/realworld/coverage/) whose right record comes first.
 coverage: $(STAMP)
 	$(BIN)/python -m tests.coverage_report
+
+# Live-fire reproductions (tests/repro/) against a real PyTorch in its own venv, one per release,
+# so the light .venv never gets torch. LIVE_PIP_ARGS passes pip options (e.g. --find-links DIR);
+# releases before 2.3 were built against NumPy 1: LIVE_NUMPY='numpy<2'.
+LIVE_TORCH ?= 2.13.0
+LIVE_PIP_ARGS ?=
+LIVE_NUMPY ?= numpy
+LIVE_VENV := .venv-live/torch-$(LIVE_TORCH)
+
+live:
+	test -x $(LIVE_VENV)/bin/python || $(PYTHON) -m venv $(LIVE_VENV)
+	$(LIVE_VENV)/bin/python -m pip install --quiet $(LIVE_PIP_ARGS) 'torch==$(LIVE_TORCH)' '$(LIVE_NUMPY)'
+	$(LIVE_VENV)/bin/python -m pip install --quiet -e .
+	$(LIVE_VENV)/bin/python tests/repro/run.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/build.py
