@@ -578,9 +578,7 @@ def add_run(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     codes = "exit status: the command's own, 128+N when it died of signal N, 127 when it could not start, 2 usage"
     p = command(sub, "run", "run a training command; diagnose its output if it fails", examples, codes)
     p.add_argument("--log", metavar="FILE", help="also keep the command's output in FILE")
-    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
-    p.add_argument("--site-url", default=default_site_url(), help="base URL of the site")
-    add_catalog_option(p)
+    add_report_options(p)
     p.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     p.set_defaults(run=cmd_run)
 
@@ -614,6 +612,14 @@ def add_catalog_option(p: argparse.ArgumentParser) -> None:
     """Add --catalog: the records to answer from (default: entries/ here, else the packaged catalog)."""
     help_text = "records to use: a project or entries/ folder (default: $FAILPEDIA_CATALOG, ./entries, else packaged)"
     p.add_argument("--catalog", metavar="DIR", help=help_text)
+
+
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """Add the options of commands that print a diagnosis: --catalog, --top, --site-url."""
+    add_catalog_option(p)
+    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
+    help_url = "base URL of the site (default: $FAILPEDIA_SITE_URL, else mkdocs.yml's site_url)"
+    p.add_argument("--site-url", default=default_site_url(), help=help_url)
 
 
 def add_validate(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -659,11 +665,7 @@ def add_diagnose(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p = command(sub, "diagnose", "find and rank the failures in logs", examples, codes)
     p.add_argument("logs", nargs="*", help="log files (plain or gzip); - or nothing for stdin")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    add_catalog_option(p)
-    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
-    p.add_argument(
-        "--site-url", default=default_site_url(), help="base URL of the site (default: mkdocs.yml's site_url)"
-    )
+    add_report_options(p)
     p.set_defaults(run=cmd_diagnose)
 
 
