@@ -20,12 +20,14 @@ def test_the_minimal_workspace_is_clean(tmp_path: Path) -> None:
     assert issues_of(tmp_path) == []
 
 
-def test_an_id_used_in_two_folders_is_reported_once_at_the_second(tmp_path: Path) -> None:
+def test_an_id_used_in_two_folders_is_reported_on_both_files(tmp_path: Path) -> None:
     write_record(tmp_path, "memory", "widget", sig_id="widget-a")
     write_record(tmp_path, "numerical", "widget", sig_id="widget-b")
     assert issues_of(tmp_path) == [
+        "entries/memory/widget.yaml:2:5: error[catalog.duplicate-id] /id: id 'widget' is also used by "
+        "entries/numerical/widget.yaml",
         "entries/numerical/widget.yaml:2:5: error[catalog.duplicate-id] /id: id 'widget' is also used by "
-        "entries/memory/widget.yaml"
+        "entries/memory/widget.yaml",
     ]
 
 
@@ -33,8 +35,10 @@ def test_a_signature_id_used_by_two_records_is_reported(tmp_path: Path) -> None:
     write_record(tmp_path, "memory", "widget", sig_id="shared-sig")
     write_record(tmp_path, "memory", "gadget", sig_id="shared-sig")
     assert issues_of(tmp_path) == [
+        "entries/memory/gadget.yaml:30:9: error[signature.duplicate-id] /signatures/0/id: "
+        "signature id 'shared-sig' is used twice",
         "entries/memory/widget.yaml:30:9: error[signature.duplicate-id] /signatures/0/id: "
-        "signature id 'shared-sig' is used twice"
+        "signature id 'shared-sig' is used twice",
     ]
 
 

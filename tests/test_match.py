@@ -64,5 +64,9 @@ def test_ansi_codes_are_removed_before_matching(matcher: Matcher) -> None:
     ]
 
 
-def test_each_signature_reports_its_first_line_only(matcher: Matcher) -> None:
-    assert hits(matcher, b"x\n" + OOM + OOM) == [("cuda-out-of-memory-allocator", 1, OOM.decode().rstrip("\n"))]
+def test_each_signature_reports_every_line_it_matches(matcher: Matcher) -> None:
+    line = OOM.decode().rstrip("\n")
+    assert hits(matcher, b"x\n" + OOM + OOM) == [
+        ("cuda-out-of-memory-allocator", 1, line),
+        ("cuda-out-of-memory-allocator", 2, line),
+    ]

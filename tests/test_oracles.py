@@ -96,7 +96,7 @@ DIALECT = [
         "x(",
         [
             "Python re cannot compile it: missing ), unterminated subpattern at position 1",
-            "RE2 cannot compile it: b'missing ): x('",
+            "RE2 cannot compile it: missing ): x(",
         ],
     ),
 ]

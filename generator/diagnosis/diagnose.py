@@ -275,6 +275,7 @@ def finding_json(finding: Finding, site_url: str) -> dict[str, object]:
         "ranks": sorted(finding.ranks),
         "first": {"file": first.file, "line": first.line, "timestamp": first.timestamp or None},
         "last": {"file": last.file, "line": last.line, "timestamp": last.timestamp or None},
+        "causes": [{"title": c.title, "verdict": c.verdict, "reasons": list(c.reasons)} for c in finding.causes],
         "fix": {
             "first_step": fix["steps"][0]["text"],
             "command": fix["steps"][0].get("command"),
