@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -643,6 +644,7 @@ def add_site_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.set_defaults(run=cmd_serve)
 
 
+@functools.cache
 def default_site_url() -> str:
     """Return the site's address: $FAILPEDIA_SITE_URL, else site_url of mkdocs.yml here, else ""."""
     if "FAILPEDIA_SITE_URL" in os.environ:

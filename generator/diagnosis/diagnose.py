@@ -44,7 +44,6 @@ class Finding:
     entry: Entry
     evidence: list[Evidence] = field(default_factory=list)  # the earliest lines by time, at most MAX_EVIDENCE
     signatures: dict[str, str] = field(default_factory=dict)  # every matched signature: strength
-    earliest: Evidence | None = None  # over every hit, not only the evidence kept
     latest: Evidence | None = None
     lines: int = 0  # every matching line, counted once however many signatures match it
     files: set[str] = field(default_factory=set)
@@ -61,9 +60,8 @@ class Finding:
 
     @property
     def first(self) -> Evidence:
-        """Return the earliest hit."""
-        assert self.earliest is not None
-        return self.earliest
+        """Return the earliest hit (keep_earliest always keeps it, first)."""
+        return self.evidence[0]
 
     def add(self, evidence: Evidence) -> None:
         """Count a hit once per line; keep the MAX_EVIDENCE earliest lines by time."""
@@ -76,8 +74,6 @@ class Finding:
         rank = rank_of(evidence.text)
         if rank is not None:
             self.ranks.add(rank)
-        if self.earliest is None or time_key(evidence) < time_key(self.earliest):
-            self.earliest = evidence
         if self.latest is None or time_key(evidence) > time_key(self.latest):
             self.latest = evidence
         keep_earliest(self.evidence, evidence)
