@@ -32,9 +32,9 @@ test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check generator tests bench
-	$(BIN)/ruff format --check generator tests bench
-	$(BIN)/mypy --strict generator
+	$(BIN)/ruff check generator failpedia tests bench
+	$(BIN)/ruff format --check generator failpedia tests bench
+	$(BIN)/mypy --strict generator failpedia
 
 # Downloads every release the records claim (gigabytes, cached in ~/.cache/failpedia/releases
 # or $$FAILPEDIA_RELEASES) and rewrites schema/verified.json; CI only reads the ledger.

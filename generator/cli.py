@@ -101,11 +101,9 @@ def load_or_report() -> Loaded | None:
 
 def local_entries(args: argparse.Namespace) -> Path | None:
     """Return the records to answer from: --catalog or $FAILPEDIA_CATALOG, else entries/ here, else None."""
-    explicit = getattr(args, "catalog", None) or os.environ.get("FAILPEDIA_CATALOG")
-    if explicit:
-        folder = Path(explicit)
-        return folder / ENTRIES_DIR if (folder / ENTRIES_DIR).is_dir() else folder
-    return Path(ENTRIES_DIR) if Path(ENTRIES_DIR).is_dir() else None
+    from generator.api import local_entries as chosen
+
+    return chosen(getattr(args, "catalog", None))
 
 
 def answering(args: argparse.Namespace, with_matcher: bool) -> tuple[str, Catalog, Matcher | None] | None:
