@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install site build serve test lint validate bench clean verify coverage mutants live
+.PHONY: install site build serve test lint validate bench clean verify coverage mutants live vscode editor-test
 
 $(STAMP): pyproject.toml package-lock.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,9 +32,9 @@ test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check generator tests bench
-	$(BIN)/ruff format --check generator tests bench
-	$(BIN)/mypy --strict generator
+	$(BIN)/ruff check generator failpedia tests bench
+	$(BIN)/ruff format --check generator failpedia tests bench
+	$(BIN)/mypy --strict generator failpedia
 
 # Downloads every release the records claim (gigabytes, cached in ~/.cache/failpedia/releases
 # or $$FAILPEDIA_RELEASES) and rewrites schema/verified.json; CI only reads the ledger.
@@ -68,6 +68,21 @@ mutants: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[mutation]'
 	$(BIN)/mutmut run
 	$(BIN)/python -m tests.mutation.score -v
+
+# The VS Code extension: the catalog's signature library and the site's matching core copied
+# into editors/vscode/lib/, its npm packages from the lock file, then a .vsix (@vscode/vsce).
+VSIX := editors/vscode/dist/failpedia.vsix
+vscode: $(STAMP)
+	mkdir -p editors/vscode/lib editors/vscode/dist
+	$(BIN)/failpedia export --format json -o editors/vscode/lib/signatures.json
+	cp overrides/assets/javascripts/failpedia-core.js editors/vscode/lib/
+	cd editors/vscode && npm ci --no-audit --no-fund --silent
+	cd editors/vscode && npx vsce package --allow-missing-repository -o dist/failpedia.vsix
+
+# The extension in a real VS Code (code-server, Node 24 and Chromium; minutes): installs the
+# .vsix, opens a failure log, runs the commands and checks what the workbench shows.
+editor-test: vscode
+	$(BIN)/python editors/vscode/test/in_code_server.py $(VSIX)
 
 clean:
 	rm -rf site mutants .pytest_cache .mypy_cache .ruff_cache

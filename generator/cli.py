@@ -101,11 +101,9 @@ def load_or_report() -> Loaded | None:
 
 def local_entries(args: argparse.Namespace) -> Path | None:
     """Return the records to answer from: --catalog or $FAILPEDIA_CATALOG, else entries/ here, else None."""
-    explicit = getattr(args, "catalog", None) or os.environ.get("FAILPEDIA_CATALOG")
-    if explicit:
-        folder = Path(explicit)
-        return folder / ENTRIES_DIR if (folder / ENTRIES_DIR).is_dir() else folder
-    return Path(ENTRIES_DIR) if Path(ENTRIES_DIR).is_dir() else None
+    from generator.api import local_entries as chosen
+
+    return chosen(getattr(args, "catalog", None))
 
 
 def answering(args: argparse.Namespace, with_matcher: bool) -> tuple[str, Catalog, Matcher | None] | None:
@@ -491,22 +489,26 @@ def claimed_signatures(loaded: Loaded, package: str | None) -> list[Signature]:
     return [sig for sig, claim in claims if package is None or claim.package == package]
 
 
-def verify_one(
-    sig: Signature, versions: tuple[str, ...], old: dict[str, Any] | None
-) -> tuple[list[Outcome], dict[str, Any]]:
-    """Check one signature's releases; return the outcomes and its new ledger entry (old results kept if unchanged)."""
+def verify_claims(sigs: list[Signature], versions: tuple[str, ...]) -> dict[str, list[Outcome]]:
+    """Check the signatures' releases, each release downloaded and read once; say which on stderr."""
     from generator.signatures.releases import fetch_release
-    from generator.signatures.verify import ledger_entry, verify_signature
+    from generator.signatures.verify import verify_signatures
 
     def fetch(package: str, version: str) -> Path:
         print(f"  {package} {version} ...", file=sys.stderr, flush=True)
         return fetch_release(package, version)
 
-    outcomes = verify_signature(sig, fetch, versions)
+    return verify_signatures(sigs, fetch, versions)
+
+
+def new_ledger_entry(sig: Signature, outcomes: list[Outcome], old: dict[str, Any] | None) -> dict[str, Any]:
+    """Return a signature's ledger entry; results of releases not checked now are kept while it is unchanged."""
+    from generator.signatures.verify import ledger_entry
+
     entry = ledger_entry(sig, outcomes)
     if old is not None and old.get("digest") == entry["digest"]:
         entry["results"] = {**old.get("results", {}), **entry["results"]}
-    return outcomes, entry
+    return entry
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
@@ -525,11 +527,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
         issues = ledger_issues(loaded.catalog, ledger)
     else:
         issues = []
-        for sig in sigs:
-            print(f"{sig.id}:", file=sys.stderr, flush=True)
-            outcomes, ledger[sig.id] = verify_one(sig, tuple(args.versions), ledger.get(sig.id))
+        by_id = {sig.id: sig for sig in sigs}
+        for sig_id, outcomes in verify_claims(sigs, tuple(args.versions)).items():
+            sig = by_id[sig_id]
+            ledger[sig_id] = new_ledger_entry(sig, outcomes, ledger.get(sig_id))
             issues.extend(outcome_issues(loaded.catalog, sig, outcomes))
-            print(" ".join(f"{o.version}={RESULT_WORDS[o.found]}" for o in outcomes), file=sys.stderr)
+            print(f"{sig_id}: " + " ".join(f"{o.version}={RESULT_WORDS[o.found]}" for o in outcomes), file=sys.stderr)
         write_atomically({Path(LEDGER_FILE): ledger_text(ledger).encode("utf-8")})
     print_issues(sorted(issues), "text")
     print(f"{len(sigs)} signature(s) with printed_by; {len(issues)} problem(s)", file=sys.stderr)

@@ -18,7 +18,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("signatures",),
     ("cache", "bundle"),  # the build cache; the catalog a wheel carries
     ("diagnosis", "site"),
-    ("authoring", "runner"),  # contributor tools; the `run` wrapper's process handling
+    ("authoring", "runner", "api"),  # contributor tools; the `run` wrapper; the Python API
     ("cli",),
     ("__main__",),
 )

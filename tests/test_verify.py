@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import os
@@ -185,3 +186,81 @@ def test_verify_offline_reads_the_ledger_and_downloads_nothing(project: Path) ->
     assert result.returncode == 0, result.stderr
     assert not (project / "none").exists()
     assert "problem(s)" in result.stderr and " 0 problem(s)" in result.stderr
+
+
+def test_each_release_is_fetched_and_read_once_for_every_signature(project: Path) -> None:
+    catalog = load_catalog([project / "entries"], project).catalog
+    sigs = [s for s in catalog.signatures if s.printed_by is not None and s.printed_by.package == "nvidia-nccl-cu12"]
+    versions = sorted({v for s in sigs for v in s.printed_by.present + s.printed_by.absent})
+    fetched: list[str] = []
+
+    def fetch(_package: str, version: str) -> Path:
+        fetched.append(version)
+        return wheel(project / f"{version}-{len(fetched)}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
+
+    outcomes = verify.verify_signatures(sigs, fetch)
+    assert sorted(fetched) == versions and len(sigs) > 1
+    shm = next(s for s in sigs if s.id == "nccl-shm-exhausted-extend")
+    claimed = [*shm.printed_by.present, *shm.printed_by.absent]
+    assert [o.version for o in outcomes[shm.id]] == claimed
+    assert [o.found for o in outcomes[shm.id]] == [True] * len(claimed)
+    other = next(s for s in sigs if "Error: failed to extend" not in needles(s))
+    assert {o.found for o in outcomes[other.id]} == {False}
+
+
+def test_one_read_answers_each_claim_from_its_own_files(tmp_path: Path) -> None:
+    archive = wheel(tmp_path / "a.whl", {"lib/libnccl.so.2": library(True), "pkg/x.py": b"raise ValueError('left')\n"})
+    claims = [
+        verify.Claim("lib", "lib/*.so*", ("Error: failed to extend",)),
+        verify.Claim("py", "pkg/*.py", ("Error: failed to extend",)),
+        verify.Claim("none", "docs/*.md", ("left",)),
+    ]
+    outcomes = verify.read_release(archive, claims, "1.0")
+    assert [outcomes[k].found for k in ("lib", "py", "none")] == [True, False, None]
+    assert outcomes["py"].detail == "missing 'Error: failed to extend'"
+
+
+def test_a_local_rebuild_is_not_taken_for_the_release(tmp_path: Path) -> None:
+    from generator.signatures.releases import local_build
+
+    assert local_build(tmp_path / "torch-2.13.0+cpu-cp311-cp311-linux_x86_64.whl")
+    assert not local_build(tmp_path / "torch-2.13.0-cp311-cp311-manylinux_2_28_x86_64.whl")
+    assert not local_build(tmp_path / "deepspeed-0.19.8.tar.gz")
+
+
+def test_only_backed_claims_count_as_checked_and_releases_sort_by_number(project: Path) -> None:
+    from generator.records.ledger import Checked, checked_releases
+
+    catalog, sig = shm_signature(project)
+    ledger = read_ledger(project)
+    entry = ledger[sig.id]
+    entry["results"] = {**entry["results"], "2.9.9": "present"}
+    assert checked_releases(catalog, ledger)[sig.id] == Checked(
+        "nvidia-nccl-cu12",
+        sig.printed_by.file,
+        ("2.9.9", *sorted(sig.printed_by.present, key=lambda v: tuple(map(int, v.split("."))))),
+        tuple(sig.printed_by.absent),
+    )
+    entry["results"][sig.printed_by.present[0]] = "absent"
+    assert sig.id not in checked_releases(catalog, ledger)
+    entry["digest"] = "0" * 16
+    assert sig.id not in checked_releases(catalog, ledger)
+
+
+def test_an_entry_page_says_where_each_fingerprint_was_verified(project: Path) -> None:
+    from generator.records.ledger import Checked
+    from generator.site.render import render_site
+
+    catalog, sig = shm_signature(project)
+    checks = {sig.id: Checked("nvidia-nccl-cu12", "nvidia/nccl/lib/libnccl.so*", ("2.16.2", "2.32.3"), ("2.11.4",))}
+    page = next(p for p in render_site(catalog, checks=checks) if p.path == "entries/nccl-shm-exhausted.md")
+    text = html.unescape(page.markdown)
+    assert (
+        "Verified against released artifacts: the text is in <code>nvidia-nccl-cu12</code> 2.16.2 to 2.32.3 "
+        "(<code>nvidia/nccl/lib/libnccl.so*</code>; 2 releases checked: 2.16.2, 2.32.3), and not in 2.11.4."
+    ) in text
+    others = [s for s in catalog.by_id["nccl-shm-exhausted"].signatures if s.id != sig.id]
+    assert text.count("Not yet verified: it names <code>nvidia-nccl-cu12</code>") == len(others)
+    assert "status: draft · 1 of 3 fingerprints verified against released artifacts" in text
+    home = next(p for p in render_site(catalog, checks=checks) if p.path == "index.md")
+    assert f"1 of {len(catalog.signatures)} fingerprints verified against the releases" in home.markdown

@@ -38,13 +38,19 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base
 
 
-def test_the_installed_tool_diagnoses_with_its_packaged_catalog(installed: Path) -> None:
-    elsewhere = installed / "elsewhere"
+def outside(installed: Path, name: str) -> tuple[Path, dict[str, str]]:
+    """Return a folder outside the checkout holding train.log (a real OOM case), and a clean env."""
+    elsewhere = installed / name
     elsewhere.mkdir()
     case = next(c for c in load_cases("failures") if c.expect == "cuda-out-of-memory")
     (elsewhere / "train.log").write_text(case.log, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FAILPEDIA_CATALOG")}
-    env["FAILPEDIA_CACHE_DIR"] = str(installed / "cache")
+    env["FAILPEDIA_CACHE_DIR"] = str(installed / f"cache-{name}")
+    return elsewhere, env
+
+
+def test_the_installed_tool_diagnoses_with_its_packaged_catalog(installed: Path) -> None:
+    elsewhere, env = outside(installed, "elsewhere")
     tool = installed / "venv/bin/failpedia"
     result = run(tool, "diagnose", "--json", "train.log", cwd=elsewhere, env=env)
     data = json.loads(result.stdout)
@@ -54,6 +60,25 @@ def test_the_installed_tool_diagnoses_with_its_packaged_catalog(installed: Path)
     assert "CUDA error: out of memory" in run(tool, "export", "--format", "grep", cwd=elsewhere, env=env).stdout
     local = run(tool, "diagnose", "--catalog", ROOT, "train.log", cwd=elsewhere, env=env)
     assert f"local records in {ROOT}" in local.stderr
+
+
+API_SCRIPT = """
+import json, pathlib, failpedia
+result = failpedia.diagnose(pathlib.Path("train.log"))
+print(result.findings[0].id, result.findings[0].first.line, result.catalog.split(",")[0])
+print(json.dumps(result.json["findings"]))
+"""
+
+
+def test_the_installed_api_diagnoses_with_its_packaged_catalog(installed: Path) -> None:
+    elsewhere, env = outside(installed, "api")
+    result = run(installed / "venv/bin/python", "-c", API_SCRIPT, cwd=elsewhere, env=env)
+    summary, findings = result.stdout.splitlines()
+    cli = json.loads(
+        run(installed / "venv/bin/failpedia", "diagnose", "--json", "train.log", cwd=elsewhere, env=env).stdout
+    )
+    assert json.loads(findings) == cli["findings"]
+    assert summary.split() == ["cuda-out-of-memory", str(cli["findings"][0]["first"]["line"]), "packaged", "catalog"]
 
 
 def test_the_wheel_is_small(installed: Path) -> None:

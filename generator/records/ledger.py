@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -102,4 +104,33 @@ def ledger_issues(catalog: Catalog, ledger: dict[str, Any]) -> list[Issue]:
         found.extend(status_issues(entry, ledger))
         for sig in entry.signatures:
             found.extend(signature_ledger_issues(entry, sig, ledger))
+    return found
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The releases in which verify found a signature's text, and those in which it did not."""
+
+    package: str
+    file: str
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Return a sort key of a release number (its numeric parts in order)."""
+    return tuple(int(part) for part in re.findall(r"\d+", version))
+
+
+def checked_releases(catalog: Catalog, ledger: dict[str, Any]) -> dict[str, Checked]:
+    """Return, per signature whose claim the ledger backs, what it found in each checked release."""
+    found = {}
+    for sig in catalog.signatures:
+        entry = ledger.get(sig.id)
+        if sig.printed_by is None or entry is None or not confirmed(sig, entry):
+            continue
+        results = entry.get("results", {})
+        present = sorted((v for v, word in results.items() if word == "present"), key=version_key)
+        absent = sorted((v for v, word in results.items() if word == "absent"), key=version_key)
+        found[sig.id] = Checked(sig.printed_by.package, sig.printed_by.file, tuple(present), tuple(absent))
     return found

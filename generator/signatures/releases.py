@@ -45,6 +45,11 @@ def cached_archive(folder: Path) -> Path | None:
     return found[0] if found else None
 
 
+def local_build(archive: Path) -> bool:
+    """Return True for a wheel with a local version label (``torch-2.13.0+cpu-...``): a rebuild, not the release."""
+    return archive.suffix == ".whl" and "+" in archive.name.split("-")[1]
+
+
 def pip_download(requirement: str, folder: Path, extra: tuple[str, ...]) -> bool:
     """Run ``pip download --no-deps`` for one requirement; return True when it succeeded."""
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(folder), *extra, requirement]
@@ -59,8 +64,11 @@ def fetch_release(package: str, version: str) -> Path:
         return archive
     folder.mkdir(parents=True, exist_ok=True)
     requirement = f"{package}=={version}"
-    # This machine's own wheel first, then a Linux x86-64 one for Python 3.11, then the sdist.
+    # This machine's own wheel first, then a Linux x86-64 one for Python 3.11, then the sdist. A
+    # local rebuild (e.g. a +cpu torch without libtorch_cuda) found on the way is set aside.
     for extra in (("--only-binary=:all:",), WHEEL_TARGET, ("--no-binary=:all:", "--no-build-isolation")):
         if pip_download(requirement, folder, extra) and (archive := cached_archive(folder)) is not None:
-            return archive
+            if not local_build(archive):
+                return archive
+            archive.unlink()
     raise OSError(f"pip could not download {requirement}")

@@ -36,9 +36,12 @@ class Outcome:
     detail: str = ""
 
 
-def archive_members(archive: Path, pattern: str) -> Iterator[tuple[str, IO[bytes]]]:
-    """Yield (name, stream) of each file of a wheel or sdist whose path matches the glob ``pattern``."""
-    return zip_members(archive, pattern) if archive.suffix in (".whl", ".zip") else tar_members(archive, pattern)
+Wants = Callable[[str], bool]
+
+
+def archive_members(archive: Path, wants: Wants) -> Iterator[tuple[str, IO[bytes]]]:
+    """Yield (name, stream) of each file of a wheel or sdist whose path ``wants`` accepts."""
+    return zip_members(archive, wants) if archive.suffix in (".whl", ".zip") else tar_members(archive, wants)
 
 
 def wanted_path(name: str, pattern: str) -> bool:
@@ -46,20 +49,20 @@ def wanted_path(name: str, pattern: str) -> bool:
     return fnmatch.fnmatch(name, pattern) or fnmatch.fnmatch(name.split("/", 1)[-1], pattern)
 
 
-def zip_members(archive: Path, pattern: str) -> Iterator[tuple[str, IO[bytes]]]:
-    """Yield the matching files of a zip archive (a wheel, or an old zip sdist)."""
+def zip_members(archive: Path, wants: Wants) -> Iterator[tuple[str, IO[bytes]]]:
+    """Yield the wanted files of a zip archive (a wheel, or an old zip sdist)."""
     with zipfile.ZipFile(archive) as zipped:
         for name in zipped.namelist():
-            if wanted_path(name, pattern) and not name.endswith("/"):
+            if not name.endswith("/") and wants(name):
                 with zipped.open(name) as stream:
                     yield name, stream
 
 
-def tar_members(archive: Path, pattern: str) -> Iterator[tuple[str, IO[bytes]]]:
-    """Yield the matching files of a tar sdist."""
+def tar_members(archive: Path, wants: Wants) -> Iterator[tuple[str, IO[bytes]]]:
+    """Yield the wanted files of a tar sdist."""
     with tarfile.open(archive) as tarred:
         for member in tarred:
-            stream = tarred.extractfile(member) if member.isfile() and wanted_path(member.name, pattern) else None
+            stream = tarred.extractfile(member) if member.isfile() and wants(member.name) else None
             if stream is not None:
                 yield member.name, stream
 
@@ -76,33 +79,80 @@ def stream_contains(stream: IO[bytes], wanted: list[bytes]) -> set[bytes]:
     return found
 
 
+@dataclass(frozen=True)
+class Claim:
+    """What one signature asks of a release: the files to read and the texts they must hold."""
+
+    key: str
+    file_pattern: str
+    texts: tuple[str, ...]
+
+
+def read_release(archive: Path, claims: list[Claim], version: str) -> dict[str, Outcome]:
+    """Return each claim's outcome in one release, reading the archive once for all of them."""
+    found: dict[str, set[bytes]] = {claim.key: set() for claim in claims}
+    seen: set[str] = set()
+
+    def wants(name: str) -> bool:
+        return any(wanted_path(name, claim.file_pattern) for claim in claims)
+
+    for name, stream in archive_members(archive, wants):
+        wanting = [claim for claim in claims if wanted_path(name, claim.file_pattern)]
+        seen.update(claim.key for claim in wanting)
+        hits = stream_contains(stream, sorted({text.encode("utf-8") for claim in wanting for text in claim.texts}))
+        for claim in wanting:
+            found[claim.key] |= hits
+    return {claim.key: claim_outcome(claim, archive, version, found[claim.key], claim.key in seen) for claim in claims}
+
+
+def claim_outcome(claim: Claim, archive: Path, version: str, found: set[bytes], seen: bool) -> Outcome:
+    """Return one claim's outcome from the texts found in the files it names."""
+    if not seen:
+        return Outcome(version, None, f"no file matches {claim.file_pattern!r} in {archive.name}")
+    missing = [text for text in claim.texts if text.encode("utf-8") not in found]
+    return Outcome(version, not missing, f"missing {missing[0]!r}" if missing else "")
+
+
 def release_outcome(archive: Path, file_pattern: str, texts: tuple[str, ...], version: str) -> Outcome:
     """Return whether every text occurs in the files of one release that match the pattern."""
-    wanted = [text.encode("utf-8") for text in texts]
-    found: set[bytes] = set()
-    names = []
-    for name, stream in archive_members(archive, file_pattern):
-        names.append(name)
-        found |= stream_contains(stream, wanted)
-    if not names:
-        return Outcome(version, None, f"no file matches {file_pattern!r} in {archive.name}")
-    missing = [w.decode("utf-8") for w in wanted if w not in found]
-    return Outcome(version, not missing, f"missing {missing[0]!r}" if missing else "")
+    return read_release(archive, [Claim("", file_pattern, texts)], version)[""]
+
+
+def signature_claim(sig: Signature) -> Claim:
+    """Return what a signature with printed_by asks of its releases."""
+    assert sig.printed_by is not None
+    return Claim(sig.id, sig.printed_by.file, needles(sig))
+
+
+def releases_wanted(sigs: list[Signature], versions: tuple[str, ...]) -> dict[tuple[str, str], list[Signature]]:
+    """Return, per (package, version), the signatures to check in it: their claims, or ``versions``."""
+    wanted: dict[tuple[str, str], list[Signature]] = {}
+    for sig in sigs:
+        assert sig.printed_by is not None
+        for version in versions or sig.printed_by.present + sig.printed_by.absent:
+            wanted.setdefault((sig.printed_by.package, version), []).append(sig)
+    return wanted
+
+
+def verify_signatures(sigs: list[Signature], fetch: Fetch, versions: tuple[str, ...] = ()) -> dict[str, list[Outcome]]:
+    """Return each signature's outcomes, one per version claimed or asked for; each release is read once."""
+    outcomes: dict[str, list[Outcome]] = {sig.id: [] for sig in sigs}
+    for (package, version), group in releases_wanted(sigs, versions).items():
+        try:
+            archive = fetch(package, version)
+        except OSError as exc:
+            for sig in group:
+                outcomes[sig.id].append(Outcome(version, None, f"could not fetch {package} {version}: {exc}"))
+            continue
+        results = read_release(archive, [signature_claim(sig) for sig in group], version)
+        for sig in group:
+            outcomes[sig.id].append(results[sig.id])
+    return outcomes
 
 
 def verify_signature(sig: Signature, fetch: Fetch, versions: tuple[str, ...] = ()) -> list[Outcome]:
     """Return one outcome per version claimed (present and absent), or per version asked for."""
-    assert sig.printed_by is not None
-    claimed = sig.printed_by.present + sig.printed_by.absent
-    outcomes = []
-    for version in versions or claimed:
-        try:
-            archive = fetch(sig.printed_by.package, version)
-        except OSError as exc:
-            outcomes.append(Outcome(version, None, f"could not fetch {sig.printed_by.package} {version}: {exc}"))
-            continue
-        outcomes.append(release_outcome(archive, sig.printed_by.file, needles(sig), version))
-    return outcomes
+    return verify_signatures([sig], fetch, versions)[sig.id]
 
 
 def outcome_issues(catalog: Catalog, sig: Signature, outcomes: list[Outcome]) -> list[Issue]:

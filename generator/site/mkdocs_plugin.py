@@ -21,6 +21,7 @@ from mkdocs.structure.files import File, Files
 
 from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
 from generator.records.errors import has_errors
+from generator.records.ledger import checked_releases, read_ledger
 from generator.records.load import discover
 from generator.records.pipeline import Loaded, paused_gc
 from generator.site.hubs import Hub, load_hubs
@@ -56,6 +57,7 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
     def __init__(self) -> None:
         self.loaded: Loaded | None = None
         self.records_key = ""
+        self.root = Path()
         self.hubs: list[Hub] = []
         self.generated: set[str] = set()
         # Sanitised page bodies by content hash: from the last build, and from this one.
@@ -72,7 +74,7 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 
     def on_config(self, config: Any) -> Any:
         """Load and validate the records; stop the build on any error."""
-        root = Path(config["config_file_path"]).resolve().parent
+        root = self.root = Path(config["config_file_path"]).resolve().parent
         self.records_key, loaded = load_validated(self.entries_dir(config), root)
         hubs, hub_issues = load_hubs(existing(self.hubs_dir(config)), loaded.catalog, root)
         issues = [*loaded.issues, *hub_issues]
@@ -103,7 +105,8 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         """Return every generated file's text by path: the pages, then the other files."""
         assert self.loaded is not None
         with paused_gc():
-            pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url))
+            checks = checked_releases(self.loaded.catalog, read_ledger(self.root))
+            pages = render_site(self.loaded.catalog, self.hubs, SiteOptions(edit_url=self.config.edit_url), checks)
         outputs = {page.path: page.markdown for page in pages}
         extra = site_files(self.loaded.catalog, site_url)
         outputs.update((path, extra[path].decode("utf-8")) for path in sorted(extra))

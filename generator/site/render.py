@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from generator.records.ledger import Checked
 from generator.records.model import CATEGORY_ORDER, Catalog, Entry
 from generator.signatures.library import read_lock
 from generator.site.hubpages import render_compare_index, render_hub, render_tag, render_tag_index
@@ -67,7 +68,9 @@ def edit_link(entry: Entry, options: SiteOptions) -> str:
     return safe_url(options.edit_url.format(path=entry.path)) if options.edit_url else ""
 
 
-def render_entry(entry: Entry, catalog: Catalog, options: SiteOptions, around: Neighbours) -> Page:
+def render_entry(
+    entry: Entry, catalog: Catalog, options: SiteOptions, around: Neighbours, checks: Mapping[str, Checked]
+) -> Page:
     """Return the page of one entry."""
     before, after = around[entry.id]
     markdown = render_template(
@@ -80,6 +83,8 @@ def render_entry(entry: Entry, catalog: Catalog, options: SiteOptions, around: N
         before=before,
         after=after,
         edit=edit_link(entry, options),
+        checks=checks,
+        verified=sum(sig.id in checks for sig in entry.signatures),
     )
     return Page(entry_path(entry.id), markdown)
 
@@ -98,20 +103,27 @@ def categories(catalog: Catalog) -> list[str]:
     return [name for name in CATEGORY_ORDER if name in catalog.by_category]
 
 
-def render_home(catalog: Catalog, hubs: Sequence[Hub]) -> Page:
+def render_home(catalog: Catalog, hubs: Sequence[Hub], checks: Mapping[str, Checked]) -> Page:
     """Return the home page."""
     counts = [(name, CATEGORY_TITLES[name], len(catalog.by_category[name])) for name in categories(catalog)]
-    markdown = render_template("home.md.j2", catalog=catalog, counts=counts, hubs=hubs)
+    statuses = {"verified": sum(entry.status == "verified" for entry in catalog.entries), "checked": len(checks)}
+    markdown = render_template("home.md.j2", catalog=catalog, counts=counts, hubs=hubs, statuses=statuses)
     return Page("index.md", markdown)
 
 
-def render_site(catalog: Catalog, hubs: Sequence[Hub] = (), options: SiteOptions | None = None) -> list[Page]:
-    """Return every generated page, sorted by path."""
+def render_site(
+    catalog: Catalog,
+    hubs: Sequence[Hub] = (),
+    options: SiteOptions | None = None,
+    checks: Mapping[str, Checked] | None = None,
+) -> list[Page]:
+    """Return every generated page, sorted by path (``checks``: what verify found, per signature)."""
     options = options or SiteOptions()
+    checks = checks or {}
     around = neighbours(catalog)
-    pages = [render_home(catalog, hubs), render_tag_index(catalog), render_compare_index(list(hubs))]
+    pages = [render_home(catalog, hubs, checks), render_tag_index(catalog), render_compare_index(list(hubs))]
     pages += [render_category(name, catalog) for name in categories(catalog)]
-    pages += [render_entry(entry, catalog, options, around) for entry in catalog.entries]
+    pages += [render_entry(entry, catalog, options, around, checks) for entry in catalog.entries]
     pages += [render_tag(tag, entries) for tag, entries in catalog.by_tag.items()]
     pages += [render_hub(hub, catalog) for hub in hubs]
     pages += reference_pages(catalog)
