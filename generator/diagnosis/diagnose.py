@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 
 from generator.diagnosis.causes import Judged, Seen, Stated, judge_causes
 from generator.diagnosis.logread import INVALID_UTF8, Source, blocks, close_source
+from generator.diagnosis.progress import Hang, hangs
+from generator.diagnosis.progress import Report as ProgressReport
+from generator.diagnosis.progress import parse as parse_progress
 from generator.records.model import Catalog, Entry
 from generator.signatures.facts import fact_value
 from generator.signatures.match import Block, Hit, Matcher
@@ -109,6 +112,7 @@ class Report:
     findings: list[Finding]
     sources: list[Source]
     seen: Seen = field(default_factory=Seen)
+    hangs: list[Hang] = field(default_factory=list)  # ranks behind the others, by the watchdog's numbers
 
 
 def timestamp_of(text: str) -> str:
@@ -128,6 +132,7 @@ class Collector:
         self.catalog = catalog
         self.findings: dict[str, Finding] = {}
         self.facts: dict[str, tuple[tuple[str, tuple[int, int]], Stated]] = {}
+        self.progress: list[ProgressReport] = []
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
@@ -165,7 +170,12 @@ class Collector:
         finding.add(Evidence(source.name, line, text, sig.id, sig.strength, (index, line), timestamp_of(text)))
 
     def state(self, index: int, source: Source, line: int, hit: Hit) -> None:
-        """Keep the first (by time) value of a fact the log states, such as the NCCL version."""
+        """Keep the first (by time) value of a fact the log states, such as the NCCL version,
+        and every watchdog line that says how far a rank got."""
+        progress = parse_progress(hit.signature.id, source.name, line, hit.text, rank_of(hit.text))
+        if progress is not None:
+            self.progress.append(progress)
+            return
         fact = fact_value(hit.signature.id, hit.text)
         if fact is None:
             return
@@ -188,8 +198,8 @@ def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
 
 def collect(
     sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress
-) -> tuple[dict[str, Finding], list[Source], dict[str, Stated]]:
-    """Scan every source (opened lazily by the iterable); return findings, the sources and stated facts."""
+) -> tuple[Collector, list[Source]]:
+    """Scan every source (opened lazily by the iterable); return what was collected and the sources."""
     collector = Collector(matcher, catalog)
     scanned = []
     for index, source in enumerate(sources):
@@ -198,8 +208,7 @@ def collect(
             collector.scan(index, source, progress)
         finally:
             close_source(source)
-    stated = {name: value for name, (_, value) in collector.facts.items()}
-    return collector.findings, scanned, stated
+    return collector, scanned
 
 
 def upstream_ids(entry: Entry, catalog: Catalog) -> set[str]:
@@ -244,12 +253,14 @@ def diagnose(
     sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress = lambda index, done: None
 ) -> Report:
     """Return the ranked report for the given inputs."""
-    findings, scanned, stated = collect(sources, matcher, catalog, progress)
+    collector, scanned = collect(sources, matcher, catalog, progress)
+    findings = collector.findings
+    stated = {name: value for name, (_, value) in collector.facts.items()}
     seen = Seen({sig for f in findings.values() for sig in f.signatures}, set(findings), stated)
     for finding in findings.values():
         lines = [(e.file, e.line, e.text) for e in finding.evidence]
         finding.causes = judge_causes(finding.entry.data["causes"], seen, lines)
-    return Report(rank(findings, catalog), scanned, seen)
+    return Report(rank(findings, catalog), scanned, seen, hangs(collector.progress))
 
 
 def finding_json(finding: Finding, site_url: str) -> dict[str, object]:
@@ -280,9 +291,24 @@ def finding_json(finding: Finding, site_url: str) -> dict[str, object]:
     }
 
 
+def hang_json(hang: Hang) -> dict[str, object]:
+    """Return one hang in the --json shape: the ranks behind, the ranks ahead, each with its line."""
+
+    def place(r: ProgressReport) -> dict[str, object]:
+        return {"rank": r.who, "work": r.work, "completed": r.completed, "file": r.file, "line": r.line}
+
+    return {
+        "group": hang.group or None,
+        "measure": hang.measure,
+        "behind": [place(r) for r in hang.behind],
+        "ahead": [place(r) for r in hang.ahead],
+    }
+
+
 def report_json(report: Report, top: int, site_url: str = "") -> dict[str, object]:
     """Return the report in the --json shape fixed by DESIGN.md (schema/diagnosis.schema.json)."""
     return {
+        "hangs": [hang_json(hang) for hang in report.hangs],
         "findings": [finding_json(f, site_url) for f in report.findings[:top]],
         "scanned": {
             "files": [{"name": s.name, "bytes": s.bytes_read, "problems": s.notes} for s in report.sources],

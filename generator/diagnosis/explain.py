@@ -9,6 +9,7 @@ from collections.abc import Iterable
 
 from generator.diagnosis.causes import undecided
 from generator.diagnosis.diagnose import Finding, Report
+from generator.diagnosis.progress import describe
 from generator.records.model import Entry
 
 BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
@@ -128,9 +129,12 @@ def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> li
 
 def report_text(report: Report, top: int, color: bool, site_url: str) -> str:
     """Return the diagnosis for people: the top findings, best first."""
-    if not report.findings:
-        return "No known failure signature matched."
     out: list[str] = []
+    for hang in report.hangs:
+        headline, *rest = describe(hang)
+        out.extend([wrap(headline, ""), *(wrap(line, "   ") for line in rest), ""])
+    if not report.findings:
+        return printable("\n".join([*out, "No known failure signature matched."]))
     for rank, finding in enumerate(report.findings[:top], 1):
         out.extend(finding_lines(rank, finding, color, site_url))
         out.append("")

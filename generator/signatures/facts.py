@@ -18,24 +18,30 @@ FACT_PATTERNS = {
     "cuda": r"(?:CUDA runtime version|CUDA used to build PyTorch|NCCL version [0-9.]+\+cuda):? ?([0-9]+\.[0-9]+)",
     "driver": r"(?:Driver Version|[Dd]river version): ?([0-9]+\.[0-9]+(?:\.[0-9]+)?)",
 }
+# Watchdog lines that say how far a rank got (diagnosis/progress reads them to find a rank behind).
+PROGRESS_PATTERNS = {
+    "progress": r"last enqueued (?:NCCL )?work: -?[0-9]+, last completed (?:NCCL )?work: -?[0-9]+",
+    "timeout": r"Watchdog caught collective operation timeout: WorkNCCL\(SeqNum=[0-9]+",
+}
 FACT_NAMES = {"nccl": "NCCL", "torch": "PyTorch", "cuda": "CUDA", "driver": "the NVIDIA driver"}
 
 
 def fact_signatures() -> tuple[Signature, ...]:
     """Return one pseudo-signature per fact (entry_id "", strength "fact") for the matcher."""
+    patterns = {**FACT_PATTERNS, **PROGRESS_PATTERNS}
     return tuple(
         Signature(
             id=f"{FACT_PREFIX}{name}",
             entry_id="",
             pattern=pattern,
             ignore_case=False,
-            description=f"the {name} version a log states",
+            description=f"the {name} a log states",
             strength="fact",
             match=(),
             no_match=(),
             index=-1,
         )
-        for name, pattern in FACT_PATTERNS.items()
+        for name, pattern in patterns.items()
     )
 
 

@@ -12,6 +12,7 @@ Node 24 and code-server come from the npm registry into ~/.cache/failpedia/edito
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -44,7 +45,7 @@ def npm_install(folder: Path, package: str, node_bin: Path | None = None) -> Non
     env = dict(os.environ)
     if node_bin is not None:
         env["PATH"] = f"{node_bin}:{env['PATH']}"
-    command = ["npm", "install", "--no-audit", "--no-fund", "--silent", package]
+    command = ["npm", "install", "--no-audit", "--no-fund", "--silent", "--ignore-scripts", package]
     subprocess.run(command, cwd=folder, env=env, check=True)
 
 
@@ -160,7 +161,7 @@ def attempt(page: object, name: str, step: Callable[[object], list[str]]) -> lis
 def check(page: object, base_url: str) -> dict[str, list[str]]:
     """Drive the workbench through the three commands; return what failed per command."""
     page.goto(base_url)  # type: ignore[attr-defined]
-    page.wait_for_selector(".monaco-workbench", timeout=120_000)  # type: ignore[attr-defined]
+    page.wait_for_selector(".monaco-workbench", timeout=300_000)  # type: ignore[attr-defined]
     time.sleep(5)  # the extension host starts after the workbench
     steps = {"file": check_file, "selection": check_selection, "terminal": check_terminal}
     return {name: attempt(page, name, step) for name, step in steps.items()}
@@ -184,7 +185,7 @@ def check_file(page: object) -> list[str]:
 def check_selection(page: object) -> list[str]:
     """Select the whole log and diagnose the selection."""
     open_log(page)
-    page.click(".monaco-editor .view-lines")  # type: ignore[attr-defined]
+    page.click(".editor-group-container.active .monaco-editor .view-lines", timeout=20_000)  # type: ignore[attr-defined]
     page.keyboard.press("Control+A")  # type: ignore[attr-defined]
     run_command(page, "Failpedia: Diagnose selection")
     text = panel_text(page, expect="the selection in train.log")
@@ -229,6 +230,7 @@ def main() -> int:
         finally:
             server.terminate()
             server.wait(timeout=30)
+            shutil.copy(base / "code-server.log", ARTIFACTS / "vscode-code-server.log")
     for problem in (p for problems in failed.values() for p in problems):
         print(f"FAILED {problem}")
     passed = [name for name, problems in failed.items() if not problems]
