@@ -39,7 +39,7 @@ def site_nav(loaded: Loaded, hubs: list[Hub]) -> list[Any]:
         {"Home": "index.md"},
         {"Diagnose a log": "diagnose.md"},
         {"Categories": [category_path(name) for name in categories(loaded.catalog)]},
-        {"Compare": ["compare/index.md", *[f"compare/{hub.id}.md" for hub in hubs]]},
+        {"Compare": ["compare/index.md", *[{hub.nav_title(): f"compare/{hub.id}.md"} for hub in hubs]]},
         {"Tags": "tags/index.md"},
         {"Reference": ["reference/fields.md", "reference/writing.md", "reference/elsewhere.md"]},
     ]

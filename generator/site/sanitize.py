@@ -63,7 +63,7 @@ ATTRIBUTES = {
     "a": COMMON | {"href"},
     "input": COMMON | {"type", "name", "checked", "disabled"},
     "label": COMMON | {"for"},
-    "div": COMMON | {"data-tabs", "data-entry-id", "data-hub"},
+    "div": COMMON | {"data-tabs", "data-entry-id", "data-hub", "data-hint"},
     "td": COMMON | {"align", "data-value"},
     "th": COMMON | {"align", "colspan"},
     "table": COMMON,
