@@ -44,6 +44,16 @@ def row_anchor(entry_id: str) -> str:
     return f"record-{entry_id}"
 
 
+# A code span of one word (an identifier, a flag such as --log-dir) is kept on one line:
+# browsers would otherwise break it after a hyphen.
+ONE_WORD_CODE = re.compile(r"<code>([^\s<]+)</code>")
+
+
+def whole_words(cell: str) -> str:
+    """Return a cell's HTML with its one-word code spans marked to stay unbroken."""
+    return ONE_WORD_CODE.sub(r'<code class="fp-word">\1</code>', cell)
+
+
 def hub_rows(hub: Hub, catalog: Catalog) -> list[dict[str, Any]]:
     """Return the table body: sections, each with its rows (an anchor and the cells' HTML)."""
     columns = ordered_columns(hub)
@@ -55,7 +65,7 @@ def hub_rows(hub: Hub, catalog: Catalog) -> list[dict[str, Any]]:
             record = row.get("record", "")
             anchor = row_anchor(record) if record and record not in seen else ""
             seen.add(record)
-            cells = [cell_html(column, row, catalog) for column in columns]
+            cells = [whole_words(cell_html(column, row, catalog)) for column in columns]
             if not record and columns and columns[0].get("from_record") == "link":
                 cells[0] = row_label(hub, row)
             rows.append({"id": anchor, "cells": cells})
