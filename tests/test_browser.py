@@ -430,7 +430,8 @@ def test_copy_buttons_sit_beside_the_code(browser: object, site_url: str) -> Non
     page.goto(site_url + "entries/nccl-system-error/")
     gaps = page.evaluate(
         "() => Array.from(document.querySelectorAll('pre > .md-code__nav')).map(nav =>"
-        " nav.querySelector('button').getBoundingClientRect().left - nav.parentNode.querySelector('code').getBoundingClientRect().right)"
+        " nav.querySelector('button').getBoundingClientRect().left"
+        " - nav.parentNode.querySelector('code').getBoundingClientRect().right)"
     )
     assert len(gaps) >= 4 and min(gaps) >= 0, gaps
 
