@@ -42,9 +42,10 @@ def redirect_page(target: str) -> str:
 
 # The frame in which a copy of the site opened from disk runs its search worker (offline.js).
 OFFLINE_FRAME = (
-    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+    '<!doctype html>\n<html lang="en"><head>'
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'\">"
-    '<title>Search worker</title><script src="offline-frame.js"></script></head><body></body></html>\n'
+    '<meta charset="utf-8"><title>Search worker</title><script src="offline-frame.js"></script>'
+    "</head><body></body></html>\n"
 )
 
 
