@@ -20,6 +20,7 @@ from generator.cache import load_for_diagnosis
 from generator.diagnosis.diagnose import diagnose, report_json
 from generator.diagnosis.explain import printable, report_text
 from generator.diagnosis.logread import open_source
+from generator.diagnosis.triage import Triage, triage_json, triage_report
 from generator.records.model import CATEGORY_ORDER
 
 # Commands other than diagnose import their stages when they run: a diagnosis starts in a
@@ -363,17 +364,23 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     assert matcher is not None
     names = args.logs or ["-"]
     stdin = sys.stdin.buffer if sys.stdin is not None else None
+    if not args.logs and sys.stdin is not None and sys.stdin.isatty():
+        print("failpedia: reading the log from standard input (end with Ctrl-D; or name a log file)", file=sys.stderr)
     bar = ProgressBar(input_sizes(names))
-    report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar)
+    triage = Triage()
+    report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar, triage.observe)
     bar.finish()
     for source in report.sources:
         for note in source.notes:
             print(f"failpedia: {printable(source.name)}: {note}", file=sys.stderr)
+    triaged = None if report.findings else triage_report(triage)
     if args.json:
         data = {**report_json(report, args.top, args.site_url), "catalog": label}
+        if triaged is not None:
+            data["triage"] = triage_json(triaged, args.site_url)
         print(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
-    else:
-        print(report_text(report, args.top, sys.stdout.isatty(), args.site_url))
+    elif not all(source.failed for source in report.sources):  # an unusable input shows only its error
+        print(report_text(report, args.top, sys.stdout.isatty(), args.site_url, triaged))
         print(f"(answered from the {label})", file=sys.stderr)
     if any(source.notes for source in report.sources):
         return EXIT_USAGE

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import difflib
+import shlex
 import textwrap
 import unicodedata
 from collections.abc import Iterable
 
 from generator.diagnosis.causes import undecided
 from generator.diagnosis.diagnose import Finding, Report
-from generator.records.model import Entry
+from generator.diagnosis.triage import TriageReport, new_command, search_url
+from generator.records.model import CATEGORY_ORDER, Entry
 
 BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 WIDTH = 88
@@ -126,10 +128,38 @@ def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> li
     return lines
 
 
-def report_text(report: Report, top: int, color: bool, site_url: str) -> str:
-    """Return the diagnosis for people: the top findings, best first."""
+def clipped(text: str) -> str:
+    """Return a log line cut to 200 characters for the terminal."""
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def triage_text(triage: TriageReport, site_url: str) -> list[str]:
+    """Return the answer when nothing matched: error-like lines, each rank's last lines, next steps."""
+    if triage.lines:
+        out = ["Lines that look most like errors, first by time (shown as found, not a diagnosis):"]
+        out += [f"   {i.file}:{i.line}: {clipped(i.text)}" for i in triage.lines]
+    else:
+        out = ["No line looks like an error."]
+    if triage.tails:
+        out.append("Last lines of each rank:")
+    for group in triage.tails:
+        out.append(f"   {group.file}, {'no rank' if group.rank is None else f'rank {group.rank}'}:")
+        out += [f"     {line}: {clipped(text)}" for line, text in group.lines]
+    if triage.omitted_groups:
+        out.append(f"   (+{triage.omitted_groups} more ranks; --json lists the same {len(triage.tails)})")
+    if triage.query:
+        url = search_url(triage, site_url)
+        out.append(f"Search for the key line: {url}" if url else f"Search for the key line: failpedia search {shlex.quote(triage.query)}")
+    out.append(f"Start a record from this log: {new_command(triage)}")
+    out.append(wrap(f"(CATEGORY: one of {', '.join(CATEGORY_ORDER)})", "   "))
+    return out
+
+
+def report_text(report: Report, top: int, color: bool, site_url: str, triage: TriageReport | None = None) -> str:
+    """Return the diagnosis for people: the top findings, best first (or the triage when none)."""
     if not report.findings:
-        return "No known failure signature matched."
+        lines = ["No known failure signature matched."]
+        return printable("\n".join(lines + (triage_text(triage, site_url) if triage else [])))
     out: list[str] = []
     for rank, finding in enumerate(report.findings[:top], 1):
         out.extend(finding_lines(rank, finding, color, site_url))
