@@ -32,15 +32,22 @@ CASES = load_cases("failures") + load_cases("benign")
 # several ranks, with \r-redrawn progress lines, CRLF ends, timestamps out of file order and
 # one message repeated with other numbers.
 RANKS_LOG = "".join(f"[rank{r}]: step {s}\r[rank{r}]: step {s + 1}\n" for s in range(0, 300, 2) for r in (1, 0))
-TRIAGE_LOGS = [[{"name": c.name, "text": c.log}] for c in CASES] + [
-    [{"name": c.name, "text": c.log}] for c in load_coverage()
-] + [
-    [{"name": "ranks.log", "text": RANKS_LOG + "[rank1]: RuntimeError: boom 7\r\n[rank0]: RuntimeError: boom 8\r\n"}],
-    [
-        {"name": "b.log", "text": "2024-01-01 10:00:05 ERROR late\n2024-01-01 10:00:01 fatal: early 3\n"},
-        {"name": "my log.txt", "text": "2024-01-01 10:00:00 Killed\n2024-01-01 10:00:02 fatal: early 4\n"},
-    ],
-]
+TRIAGE_LOGS = (
+    [[{"name": c.name, "text": c.log}] for c in CASES]
+    + [[{"name": c.name, "text": c.log}] for c in load_coverage()]
+    + [
+        [
+            {
+                "name": "ranks.log",
+                "text": RANKS_LOG + "[rank1]: RuntimeError: boom 7\r\n[rank0]: RuntimeError: boom 8\r\n",
+            }
+        ],
+        [
+            {"name": "b.log", "text": "2024-01-01 10:00:05 ERROR late\n2024-01-01 10:00:01 fatal: early 3\n"},
+            {"name": "my log.txt", "text": "2024-01-01 10:00:00 Killed\n2024-01-01 10:00:02 fatal: early 4\n"},
+        ],
+    ]
+)
 # Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21),
 # each on a long line that almost matches; the page's engine is linear, so they just run.
 HOSTILE = [

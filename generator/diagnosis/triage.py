@@ -219,9 +219,12 @@ def new_command(report: TriageReport) -> str:
 def triage_json(report: TriageReport, site_url: str) -> dict[str, object]:
     """Return the triage in the --json shape (schema/diagnosis.schema.json, $defs/triage)."""
     return {
-        "lines": [{"file": i.file, "line": i.line, "text": i.text, "timestamp": i.timestamp or None} for i in report.lines],
+        "lines": [
+            {"file": i.file, "line": i.line, "text": i.text, "timestamp": i.timestamp or None} for i in report.lines
+        ],
         "tails": [
-            {"file": g.file, "rank": g.rank, "lines": [{"line": n, "text": t} for n, t in g.lines]} for g in report.tails
+            {"file": g.file, "rank": g.rank, "lines": [{"line": n, "text": t} for n, t in g.lines]}
+            for g in report.tails
         ],
         "omitted_groups": report.omitted_groups,
         "key_line": None if report.key is None else {"file": report.key.file, "line": report.key.line},
