@@ -298,11 +298,13 @@ def read_log_lines(name: str) -> list[str] | None:
     return data.decode("utf-8", "replace").splitlines()[-MAX_LOG_LINES:]
 
 
-def existing_matches(name: str) -> list[str]:
-    """Return "id: title" of records whose signatures already match the log."""
+def existing_matches(name: str) -> tuple[list[str], str | None]:
+    """Return "id: title" of records whose signatures already match the log, and triage's key line."""
     _, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
-    report = diagnose([open_source(name, None)], matcher, catalog)
-    return [f"{f.entry.id}: {f.entry.title}" for f in report.findings[:5]]
+    triage = Triage()
+    report = diagnose([open_source(name, None)], matcher, catalog, observe=triage.observe)
+    key = triage_report(triage).key
+    return [f"{f.entry.id}: {f.entry.title}" for f in report.findings[:5]], key.text if key else None
 
 
 def confirm(question: str, assume_yes: bool) -> bool:
@@ -322,14 +324,14 @@ def seeded_signature(log: str, assume_yes: bool) -> tuple[str, tuple[str, ...]] 
     lines = read_log_lines(log)
     if lines is None:
         return EXIT_USAGE
-    duplicates = existing_matches(log)
+    duplicates, key = existing_matches(log)
     if duplicates:
         print("Records whose signatures already match this log (likely duplicates):", file=sys.stderr)
         for line in duplicates:
             print(f"  {printable(line)}", file=sys.stderr)
         if not confirm("Write a new record anyway?", assume_yes):
             return EXIT_PROBLEMS
-    proposal = propose_signature(lines)
+    proposal = propose_signature(lines, key)
     return ("", ()) if proposal is None else (proposal[0], tuple(proposal[1]))
 
 

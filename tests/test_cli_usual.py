@@ -53,7 +53,7 @@ def test_every_help_has_a_description_examples_and_exit_codes(command: str | Non
     usage, description = result.stdout.split("\n\n")[:2]
     assert usage.startswith("usage: failpedia") and description.strip()
     assert "\nexamples:\n  failpedia " in result.stdout
-    assert re.search(r"\n\nexit status: [^\n]*\b2 usage[^\n]*\n\Z", result.stdout), result.stdout
+    assert re.search(r"\n\nexit status: [^\n]*\b2 [^\n]*usage[^\n]*\n\Z", result.stdout), result.stdout
 
 
 def test_list_with_and_without_filters(workspace: Path) -> None:
