@@ -22,7 +22,6 @@ from generator.cache import load_for_diagnosis
 from generator.diagnosis.diagnose import diagnose, report_json
 from generator.diagnosis.explain import printable, report_text
 from generator.diagnosis.logread import open_source
-from generator.diagnosis.triage import Triage, triage_json, triage_report
 from generator.records.model import CATEGORY_ORDER
 
 # Commands other than diagnose import their stages when they run: a diagnosis starts in a
@@ -300,6 +299,8 @@ def read_log_lines(name: str) -> list[str] | None:
 
 def existing_matches(name: str) -> tuple[list[str], str | None]:
     """Return "id: title" of records whose signatures already match the log, and triage's key line."""
+    from generator.diagnosis.triage import Triage, triage_report
+
     _, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
     triage = Triage()
     report = diagnose([open_source(name, None)], matcher, catalog, observe=triage.observe)
@@ -433,6 +434,8 @@ def log_stdin(only_input: bool) -> BinaryIO | None:
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
     """Find the failures in logs and rank them."""
+    from generator.diagnosis.triage import Triage, triage_json, triage_report
+
     answer = answering(args, with_matcher=True)
     if answer is None:
         return EXIT_USAGE

@@ -7,11 +7,14 @@ import shlex
 import textwrap
 import unicodedata
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from generator.diagnosis.causes import undecided
 from generator.diagnosis.diagnose import Finding, Report
-from generator.diagnosis.triage import TriageReport, new_command, search_url
 from generator.records.model import CATEGORY_ORDER, Entry
+
+if TYPE_CHECKING:  # triage is imported when a diagnosis needs it: explain starts without it
+    from generator.diagnosis.triage import TriageReport
 
 BOLD, DIM, RESET = "\x1b[1m", "\x1b[2m", "\x1b[0m"
 WIDTH = 88
@@ -179,6 +182,8 @@ def clipped(text: str) -> str:
 
 def triage_text(triage: TriageReport, site_url: str) -> list[str]:
     """Return the answer when nothing matched: error-like lines, each rank's last lines, next steps."""
+    from generator.diagnosis.triage import new_command, search_url
+
     if triage.lines:
         out = ["Lines that look most like errors, first by time (shown as found, not a diagnosis):"]
         out += [f"   {i.file}:{i.line}: {clipped(i.text)}" for i in triage.lines]
