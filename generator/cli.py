@@ -7,6 +7,7 @@ import functools
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -14,8 +15,9 @@ import tempfile
 import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, BinaryIO
 
+from generator import __version__
 from generator.cache import load_for_diagnosis
 from generator.diagnosis.diagnose import diagnose, report_json
 from generator.diagnosis.explain import printable, report_text
@@ -243,10 +245,40 @@ def cmd_explain(args: argparse.Namespace) -> int:
     if entry is None:
         suggestions = closest_ids(args.id, list(catalog.by_id))
         hint = f"; did you mean: {', '.join(suggestions)}" if suggestions else ""
-        print(f"failpedia: no record {args.id!r}{hint}", file=sys.stderr)
+        print(f"failpedia: no record {args.id!r}{hint}; or: failpedia search {shlex.quote(args.id)}", file=sys.stderr)
         return EXIT_PROBLEMS
     print(explain_text(entry, color=sys.stdout.isatty()))
     return EXIT_OK
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """List the records, by id, optionally of one tag and one category."""
+    from generator.records.search import listed
+
+    answer = answering(args, with_matcher=False)
+    if answer is None:
+        return EXIT_USAGE
+    chosen = listed(answer[1].entries, args.tag, args.category)
+    width = max((len(e.id) for e in chosen), default=0)
+    for entry in chosen:
+        print(printable(f"{entry.id:<{width}}  {entry.category:<13}  {entry.title}"))
+    print(f"{len(chosen)} record(s) (answered from the {answer[0]})", file=sys.stderr)
+    return EXIT_OK if chosen else EXIT_PROBLEMS
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    """Search the records offline, ranked as the site search ranks pages."""
+    from generator.records.search import search
+
+    answer = answering(args, with_matcher=False)
+    if answer is None:
+        return EXIT_USAGE
+    found = search(answer[1], " ".join(args.text))[: args.top]
+    for entry, _ in found:
+        print(printable(f"{entry.id}: {entry.title}"))
+    if not found:
+        print("No record matches; try fewer or other words, or failpedia list.", file=sys.stderr)
+    return EXIT_OK if found else EXIT_PROBLEMS
 
 
 MAX_LOG_LINES = 20_000
@@ -263,11 +295,15 @@ def read_log_lines(name: str) -> list[str] | None:
     return data.decode("utf-8", "replace").splitlines()[-MAX_LOG_LINES:]
 
 
-def existing_matches(name: str) -> list[str]:
-    """Return "id: title" of records whose signatures already match the log."""
+def existing_matches(name: str) -> tuple[list[str], str | None]:
+    """Return "id: title" of records whose signatures already match the log, and triage's key line."""
+    from generator.diagnosis.triage import Triage, triage_report
+
     _, catalog, matcher = load_for_diagnosis(Path(ENTRIES_DIR), Path.cwd())
-    report = diagnose([open_source(name, None)], matcher, catalog)
-    return [f"{f.entry.id}: {f.entry.title}" for f in report.findings[:5]]
+    triage = Triage()
+    report = diagnose([open_source(name, None)], matcher, catalog, observe=triage.observe)
+    key = triage_report(triage).key
+    return [f"{f.entry.id}: {f.entry.title}" for f in report.findings[:5]], key.text if key else None
 
 
 def confirm(question: str, assume_yes: bool) -> bool:
@@ -287,14 +323,14 @@ def seeded_signature(log: str, assume_yes: bool) -> tuple[str, tuple[str, ...]] 
     lines = read_log_lines(log)
     if lines is None:
         return EXIT_USAGE
-    duplicates = existing_matches(log)
+    duplicates, key = existing_matches(log)
     if duplicates:
         print("Records whose signatures already match this log (likely duplicates):", file=sys.stderr)
         for line in duplicates:
             print(f"  {printable(line)}", file=sys.stderr)
         if not confirm("Write a new record anyway?", assume_yes):
             return EXIT_PROBLEMS
-    proposal = propose_signature(lines)
+    proposal = propose_signature(lines, key)
     return ("", ()) if proposal is None else (proposal[0], tuple(proposal[1]))
 
 
@@ -320,25 +356,51 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 class ProgressBar:
-    """A progress bar on stderr for large inputs (only on a terminal)."""
+    """A progress bar on stderr for large inputs (only on a terminal): rich's when installed.
+
+    rich is imported only when a bar is shown, so it costs a diagnosis of a small log nothing.
+    """
 
     def __init__(self, sizes: list[int]) -> None:
         self.sizes = sizes
         self.total = sum(sizes)
         self.enabled = self.total > PROGRESS_THRESHOLD and sys.stderr.isatty()
+        self.rich: Any = None  # (Progress, task id) once shown, False without rich
 
     def __call__(self, index: int, done: int) -> None:
         if not self.enabled:
             return
         overall = sum(self.sizes[:index]) + done
+        if self.rich is None:
+            self.rich = rich_progress(self.total)
+        if self.rich:
+            self.rich[0].update(self.rich[1], completed=overall)
+            return
         share = min(overall / self.total, 1.0)
         bar = "#" * int(share * 30)
         sys.stderr.write(f"\rscanning [{bar:<30}] {share:4.0%} {overall / 1e6:8.0f} MB")
         sys.stderr.flush()
 
     def finish(self) -> None:
-        if self.enabled:
+        if self.rich:
+            self.rich[0].stop()
+        elif self.enabled:
             sys.stderr.write("\r" + " " * 60 + "\r")
+
+
+def rich_progress(total: int) -> tuple[Any, Any] | bool:
+    """Return a started rich progress bar on stderr and its task, or False when rich is not installed."""
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+    except ImportError:
+        return False
+    columns = (TextColumn("scanning"), BarColumn(), DownloadColumn(), TimeRemainingColumn())
+    console = Console(file=sys.stderr, force_terminal=True)  # the bar is only shown on a terminal
+    progress = Progress(*columns, console=console, transient=True)
+    task = progress.add_task("scan", total=total)
+    progress.start()
+    return progress, task
 
 
 def input_sizes(names: Sequence[str]) -> list[int]:
@@ -352,26 +414,48 @@ def input_sizes(names: Sequence[str]) -> list[int]:
     return sizes
 
 
+def log_stdin(only_input: bool) -> BinaryIO | None:
+    """Return standard input to read a log from; on a terminal, say so, and read it unbuffered.
+
+    A buffered read on a terminal would swallow the Ctrl-D that ends the input and wait for
+    another; the raw stream returns each line as typed and ends at the first Ctrl-D.
+    """
+    if sys.stdin is None:
+        return None
+    if not sys.stdin.isatty():
+        return sys.stdin.buffer
+    if only_input:
+        print("failpedia: reading the log from standard input (end with Ctrl-D; or name a log file)", file=sys.stderr)
+    raw: BinaryIO = getattr(sys.stdin.buffer, "raw", sys.stdin.buffer)
+    return raw
+
+
 def cmd_diagnose(args: argparse.Namespace) -> int:
     """Find the failures in logs and rank them."""
+    from generator.diagnosis.triage import Triage, triage_json, triage_report
+
     answer = answering(args, with_matcher=True)
     if answer is None:
         return EXIT_USAGE
     label, catalog, matcher = answer
     assert matcher is not None
     names = args.logs or ["-"]
-    stdin = sys.stdin.buffer if sys.stdin is not None else None
+    stdin = log_stdin(not args.logs)
     bar = ProgressBar(input_sizes(names))
-    report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar)
+    triage = Triage()
+    report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar, triage.observe)
     bar.finish()
     for source in report.sources:
         for note in source.notes:
             print(f"failpedia: {printable(source.name)}: {note}", file=sys.stderr)
+    triaged = None if report.findings else triage_report(triage)
     if args.json:
         data = {**report_json(report, args.top, args.site_url), "catalog": label}
+        if triaged is not None:
+            data["triage"] = triage_json(triaged, args.site_url)
         print(json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False))
-    else:
-        print(report_text(report, args.top, sys.stdout.isatty(), args.site_url))
+    elif not all(source.failed for source in report.sources):  # an unusable input shows only its error
+        print(report_text(report, args.top, sys.stdout.isatty(), args.site_url, triaged))
         print(f"(answered from the {label})", file=sys.stderr)
     if any(source.notes for source in report.sources):
         return EXIT_USAGE
@@ -618,10 +702,21 @@ def add_catalog_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--catalog", metavar="DIR", help=help_text)
 
 
+def at_least_one(text: str) -> int:
+    """Return a count given on the command line; argparse reports anything below 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid count: {text!r} (a whole number, 1 or more)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
 def add_report_options(p: argparse.ArgumentParser) -> None:
     """Add the options of commands that print a diagnosis: --catalog, --top, --site-url."""
     add_catalog_option(p)
-    p.add_argument("--top", type=int, default=3, help="how many findings to show (default 3)")
+    p.add_argument("--top", type=at_least_one, default=3, help="how many findings to show (default 3)")
     help_url = "base URL of the site (default: $FAILPEDIA_SITE_URL, else mkdocs.yml's site_url)"
     p.add_argument("--site-url", default=default_site_url(), help=help_url)
 
@@ -708,15 +803,43 @@ def add_authoring(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def add_explain(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = command(sub, "explain", "show one record in the terminal", "  failpedia explain nccl-system-error")
+    codes = "exit status: 0 shown, 1 no such record (close ids are suggested), 2 usage error or invalid records"
+    p = command(sub, "explain", "show one record in the terminal", "  failpedia explain nccl-system-error", codes)
     p.add_argument("id")
     add_catalog_option(p)
     p.set_defaults(run=cmd_explain)
 
 
+def add_lookup(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    codes = "exit status: 0 records listed, 1 none, 2 usage error or invalid records"
+    examples = "  failpedia list\n  failpedia list --category communication\n  failpedia list --tag nccl"
+    p = command(sub, "list", "list the records (id, category, title)", examples, codes)
+    p.add_argument("--tag", help="only records with this tag")
+    p.add_argument("--category", choices=CATEGORY_ORDER, help="only records of this category")
+    add_catalog_option(p)
+    p.set_defaults(run=cmd_list)
+    examples = "  failpedia search Xid 79\n  failpedia search 'NCCL error 2'\n  failpedia search bus error --top 3"
+    summary = "search the records offline, ranked as the site search ranks them"
+    p = command(sub, "search", summary, examples, codes.replace("listed", "found"))
+    p.add_argument("text", nargs="+", help="words or a pasted log line")
+    p.add_argument("--top", type=at_least_one, default=10, help="how many records to show (default 10)")
+    add_catalog_option(p)
+    p.set_defaults(run=cmd_search)
+
+
 def parser() -> argparse.ArgumentParser:
     """Return the argument parser."""
-    top = argparse.ArgumentParser(prog="failpedia", description="An encyclopedia of ML training failures.")
+    examples = (
+        "  failpedia diagnose train.log\n  failpedia run -- torchrun train.py\n  failpedia search Xid 79\n"
+        "  failpedia explain nccl-system-error\n  failpedia COMMAND --help"
+    )
+    top = argparse.ArgumentParser(
+        prog="failpedia",
+        description="An encyclopedia of ML training failures: diagnose logs, look records up, maintain them.",
+        epilog=f"examples:\n{examples}\n\n{EXIT_CODES}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action="version", version=f"failpedia {__version__}")
     sub = top.add_subparsers(dest="command", required=True)
     for add in (
         add_validate,
@@ -725,6 +848,7 @@ def parser() -> argparse.ArgumentParser:
         add_export,
         add_authoring,
         add_explain,
+        add_lookup,
         add_verify,
         add_run,
     ):

@@ -462,3 +462,34 @@ def test_screenshots_at_desktop_and_phone_widths(browser: object, site_url: str)
         page.screenshot(path=str(ARTIFACTS / f"search-{width}.png"))
         assert page.title() in ("Failpedia", "Failpedia - Failpedia") and watched.errors == []
         assert page.evaluate("() => document.title") == "Failpedia"
+
+
+UNMATCHED = (
+    "[rank1]: Traceback (most recent call last):\n[rank1]: ValueError: frobnicator 12 out of range\n[rank0]: exiting\n"
+)
+
+
+def test_triage_when_nothing_matches_on_both_pages(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "diagnose/")
+    page.fill("#log-input", UNMATCHED)
+    assert run_diagnosis(page) == []
+    shown = page.inner_text("#findings [data-triage]")
+    assert "pasted log:2: [rank1]: ValueError: frobnicator 12 out of range" in shown
+    tails = page.eval_on_selector_all("#findings .fp-triage-tail", "els => els.map(e => e.textContent)")
+    assert tails == [
+        "3: [rank0]: exiting",
+        "1: [rank1]: Traceback (most recent call last):\n2: [rank1]: ValueError: frobnicator 12 out of range",
+    ]
+    command = "failpedia new value-error-frobnicator-out-of-range --category CATEGORY --from-log LOG-FILE"
+    assert page.inner_text("#findings .fp-triage-new") == command
+    href = page.get_attribute("#findings .fp-triage-search", "href")
+    assert href == site_url + "?q=ValueError%3A%20frobnicator%2012%20out%20of%20range"
+    page.goto(site_url + "entries/cuda-out-of-memory/")
+    page.click(".fp-check summary")
+    page.fill(".fp-check textarea", UNMATCHED)
+    page.click(".fp-check button")
+    page.wait_for_selector(".fp-check [data-triage]")
+    assert page.inner_text(".fp-check .fp-triage-new") == command
+    assert watched.errors == [] and watched.foreign_requests() == []

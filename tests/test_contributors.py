@@ -59,7 +59,11 @@ def test_from_log_proposes_a_generalised_signature_that_validates(project: Path)
     sig = yaml.safe_load(path.read_text(encoding="utf-8"))["signatures"][0]
     assert sig["pattern"] == "RuntimeError: Frobnicator exploded at 0x[0-9a-fA-F]+ after [0-9.]+ retries in [^ ]+"
     assert sig["examples"]["match"] == [
-        "[rank0]: RuntimeError: Frobnicator exploded at 0x7f3a9c after 1234 retries in /opt/x/frob.py"
+        {
+            "line": "[rank0]: RuntimeError: Frobnicator exploded at 0x7f3a9c after 1234 retries in /opt/x/frob.py",
+            "from": "log",
+            "url": "https://example.org/TODO-the-public-thread-where-this-log-was-posted",
+        }
     ]
     check = run(project, "validate", str(path))
     # The seeded signature passes every check; only the skeleton's placeholders are refused.

@@ -13,6 +13,7 @@ import pytest
 
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
+from generator.diagnosis.triage import Triage, triage_json, triage_report
 from generator.patterns.dialect import compile_pattern
 from generator.patterns.normalize import normalize_line
 from generator.patterns.translate import needles
@@ -20,13 +21,33 @@ from generator.records.pipeline import load_catalog
 from generator.signatures.export import EXPORTERS, ExportOptions
 from generator.signatures.match import Matcher
 
-from .realworld import load_cases
+from .realworld import load_cases, load_coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "overrides" / "assets" / "javascripts" / "failpedia-core.js"
 VECTORS = ROOT / "tests" / "vectors" / "normalize.json"
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 CASES = load_cases("failures") + load_cases("benign")
+# Triage runs on every log, so its twin is checked on the coverage corpus too, and on logs of
+# several ranks, with \r-redrawn progress lines, CRLF ends, timestamps out of file order and
+# one message repeated with other numbers.
+RANKS_LOG = "".join(f"[rank{r}]: step {s}\r[rank{r}]: step {s + 1}\n" for s in range(0, 300, 2) for r in (1, 0))
+TRIAGE_LOGS = (
+    [[{"name": c.name, "text": c.log}] for c in CASES]
+    + [[{"name": c.name, "text": c.log}] for c in load_coverage()]
+    + [
+        [
+            {
+                "name": "ranks.log",
+                "text": RANKS_LOG + "[rank1]: RuntimeError: boom 7\r\n[rank0]: RuntimeError: boom 8\r\n",
+            }
+        ],
+        [
+            {"name": "b.log", "text": "2024-01-01 10:00:05 ERROR late\n2024-01-01 10:00:01 fatal: early 3\n"},
+            {"name": "my log.txt", "text": "2024-01-01 10:00:00 Killed\n2024-01-01 10:00:02 fatal: early 4\n"},
+        ],
+    ]
+)
 # Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21),
 # each on a long line that almost matches; the page's engine is linear, so they just run.
 HOSTILE = [
@@ -63,9 +84,11 @@ def node_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     cases.write_text(json.dumps([[{"name": c.name, "text": c.log}] for c in CASES]), encoding="utf-8")
     hostile = work / "hostile.json"
     hostile.write_text(json.dumps([{"pattern": p, "needles": needles(p), "line": line} for p, line in HOSTILE]))
+    triage = work / "triage.json"
+    triage.write_text(json.dumps(TRIAGE_LOGS), encoding="utf-8")
     script = ROOT / "tests" / "js" / "core_check.js"
     result = subprocess.run(
-        [node, str(script), str(CORE), str(library), str(VECTORS), str(cases), str(hostile)],
+        [node, str(script), str(CORE), str(library), str(VECTORS), str(cases), str(hostile), str(triage)],
         capture_output=True,
         text=True,
     )
@@ -101,3 +124,17 @@ def test_patterns_that_backtrack_in_v8_give_re2s_verdict(node_results: dict[str,
     expected = [compile_pattern(pattern).search(normalize_line(line)) for pattern, line in HOSTILE]
     assert expected == [False, False, True, False]
     assert node_results["hostile"] == expected
+
+
+def python_triage(files: list[dict[str, str]], matcher: Matcher) -> dict[str, object]:
+    triage = Triage()
+    sources = [Source(f["name"], io.BytesIO(f["text"].encode())) for f in files]
+    diagnose(sources, matcher, CATALOG, observe=triage.observe)
+    return triage_json(triage_report(triage), "")
+
+
+def test_browser_triage_equals_cli(node_results: dict[str, object]) -> None:
+    matcher = Matcher(CATALOG.signatures)
+    expected = [python_triage(files, matcher) for files in TRIAGE_LOGS]
+    assert len(expected) > 200
+    assert node_results["triage"] == expected

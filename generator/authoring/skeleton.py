@@ -22,12 +22,17 @@ def skeleton_path(entries: Path, entry_id: str, category: str) -> Path | None:
     return entries / category / f"{entry_id}.yaml"
 
 
+# Lines from a log keep their provenance: the thread it was posted in is for the author to give.
+LOG_THREAD = "https://example.org/TODO-the-public-thread-where-this-log-was-posted"
+
+
 def skeleton_text(entry_id: str, category: str, pattern: str = "", matches: tuple[str, ...] = ()) -> str:
     """Return the YAML text of a new record, with the schema modeline for editors."""
     signature = {
         "pattern": json.dumps(pattern or "TODO replace with the error message"),
         "matches": [json.dumps(line) for line in matches]
         or [json.dumps("TODO replace with the error message, copied from a real log")],
+        "thread": LOG_THREAD if matches else "",
     }
     return skeleton_template().render(id=entry_id, category=category, sig=signature)
 
@@ -73,10 +78,12 @@ def generalised(line: str) -> str:
     return "".join(parts).strip()
 
 
-def propose_signature(lines: list[str]) -> tuple[str, list[str]] | None:
-    """Return (pattern, example lines) from the most error-like line of a log, or None."""
+def propose_signature(lines: list[str], key: str | None = None) -> tuple[str, list[str]] | None:
+    """Return (pattern, example lines) from the key line (triage's), else the most error-like line, or None."""
     normalised = [(normalize_line(line), line) for line in lines if line.strip()]
     candidates = [(error_score(norm), -index, norm, raw) for index, (norm, raw) in enumerate(normalised) if norm]
+    if key is not None and normalize_line(key):
+        candidates = [(1, 0, normalize_line(key), key)]
     if not candidates or max(candidates)[0] <= 0:
         return None
     _, _, norm, raw = max(candidates)

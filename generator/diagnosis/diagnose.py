@@ -122,14 +122,16 @@ def timestamp_of(text: str) -> str:
 
 
 Progress = Callable[[int, int], None]
+Observer = Callable[[int, str, int, Block], None]  # (input index, name, first line, block)
 
 
 class Collector:
     """Gathers evidence per record while sources are scanned."""
 
-    def __init__(self, matcher: Matcher, catalog: Catalog) -> None:
+    def __init__(self, matcher: Matcher, catalog: Catalog, observe: Observer | None = None) -> None:
         self.matcher = matcher
         self.catalog = catalog
+        self.observe = observe
         self.findings: dict[str, Finding] = {}
         self.facts: dict[str, tuple[tuple[str, tuple[int, int]], Stated]] = {}
         self.progress: list[ProgressReport] = []
@@ -144,6 +146,8 @@ class Collector:
         pending: deque[tuple[int, Future[list[Hit]]]] = deque()
         with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
             for first_line, block in blocks(source):
+                if self.observe is not None:
+                    self.observe(index, source.name, first_line, block)
                 for line, part in halves(first_line, block):
                     pending.append((line, pool.submit(self.matcher.scan_block, part)))
                 while len(pending) > 2 * SCAN_THREADS:
@@ -197,10 +201,10 @@ def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
 
 
 def collect(
-    sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress
+    sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress, observe: Observer | None = None
 ) -> tuple[Collector, list[Source]]:
     """Scan every source (opened lazily by the iterable); return what was collected and the sources."""
-    collector = Collector(matcher, catalog)
+    collector = Collector(matcher, catalog, observe)
     scanned = []
     for index, source in enumerate(sources):
         scanned.append(source)
@@ -250,10 +254,14 @@ def rank(findings: dict[str, Finding], catalog: Catalog) -> list[Finding]:
 
 
 def diagnose(
-    sources: Iterable[Source], matcher: Matcher, catalog: Catalog, progress: Progress = lambda index, done: None
+    sources: Iterable[Source],
+    matcher: Matcher,
+    catalog: Catalog,
+    progress: Progress = lambda index, done: None,
+    observe: Observer | None = None,
 ) -> Report:
-    """Return the ranked report for the given inputs."""
-    collector, scanned = collect(sources, matcher, catalog, progress)
+    """Return the ranked report for the given inputs (``observe`` also sees every block read)."""
+    collector, scanned = collect(sources, matcher, catalog, progress, observe)
     findings = collector.findings
     stated = {name: value for name, (_, value) in collector.facts.items()}
     seen = Seen({sig for f in findings.values() for sig in f.signatures}, set(findings), stated)

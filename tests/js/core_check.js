@@ -1,8 +1,8 @@
 // Runs the browser's matching core under Node for the tests: prints one JSON object with
 // the normalised vectors, every signature example's verdict, and the ranked diagnoses.
 // Also runs each example line through a Scanner (prefilter, then engine) and each hostile
-// pattern of HOSTILE.json on its long line.
-// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json HOSTILE.json
+// pattern of HOSTILE.json on its long line, and gives the triage of each log of TRIAGE.json.
+// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json HOSTILE.json TRIAGE.json
 "use strict";
 const fs = require("fs");
 const core = require(process.argv[2]);
@@ -36,4 +36,9 @@ const hostile = JSON.parse(fs.readFileSync(process.argv[6], "utf8")).map((item) 
 const diagnoses = cases.map((files) =>
   core.diagnoseTexts(library, files).map((f) => ({ id: f.id, role: f.role, score: f.score }))
 );
-process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses }));
+const triage = JSON.parse(fs.readFileSync(process.argv[7], "utf8")).map((files) => {
+  const triaging = new core.Scanner(library);
+  core.diagnoseTexts(library, files, triaging);
+  return triaging.triage.report();
+});
+process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses, triage }));

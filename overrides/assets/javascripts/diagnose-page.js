@@ -27,6 +27,7 @@
     result.notes.forEach(function (note) { out.appendChild(el("p", { "class": "fp-note" }, note)); });
     if (!result.findings.length) {
       out.appendChild(el("p", { "class": "fp-none" }, "No known failure signature matched."));
+      if (result.triage) out.appendChild(window.FailpediaDom.triage(result.triage, base));
     }
     result.findings.slice(0, 10).forEach(function (f, i) {
       var card = el("article", { "class": "fp-finding fp-" + f.role, "data-finding-id": f.id });

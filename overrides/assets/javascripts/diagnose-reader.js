@@ -106,7 +106,10 @@
         return readFile(file, scanner, notes, function (done) { progress(start + done, total); });
       });
     });
-    return chain.then(function () { return { findings: scanner.rank(), notes: notes }; });
+    return chain.then(function () {
+      var findings = scanner.rank();
+      return { findings: findings, notes: notes, triage: findings.length ? null : scanner.triage.report() };
+    });
   }
 
   root.FailpediaReader = { run: run };

@@ -7,7 +7,7 @@ self.onmessage = function (event) {
   self.FailpediaReader.run(job, function (done, total) {
     self.postMessage({ type: "progress", done: done, total: total });
   }).then(function (result) {
-    self.postMessage({ type: "done", findings: result.findings, notes: result.notes });
+    self.postMessage({ type: "done", findings: result.findings, notes: result.notes, triage: result.triage });
   }, function (error) {
     self.postMessage({ type: "error", message: String(error && error.message || error) });
   });

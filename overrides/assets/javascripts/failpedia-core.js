@@ -180,17 +180,20 @@
     this.findings = {};
     this.fileIndex = -1;
     this.fileName = "";
+    this.triage = new Triage();
   }
 
   Scanner.prototype.startFile = function (name) {
     this.fileIndex += 1;
     this.fileName = name;
+    this.triage.startFile(this.fileIndex, name);
   };
 
   /* One physical line (split on \n) with its 1-based number; \r splits it into segments.
    * Normalising only removes text (ANSI codes first, then prefixes and trailing space), so a
    * segment the prefilter passes over, once without ANSI codes, cannot match: it is skipped. */
   Scanner.prototype.scanLine = function (raw, lineNo) {
+    this.triage.line(raw, lineNo);
     var segments = raw.indexOf("\r") < 0 ? [raw] : raw.split("\r");
     for (var s = 0; s < segments.length; s++) {
       var plain = segments[s].indexOf("\x1b") < 0 ? segments[s] : segments[s].replace(ANSI_RE, "");
@@ -290,12 +293,128 @@
     });
   };
 
-  /* Convenience: scan whole texts [{name, text}] and rank. */
-  function diagnoseTexts(library, files) {
-    var scanner = new Scanner(library);
+  /* Triage for a log no signature matched, as generator/diagnosis/triage.py does: the most
+   * error-like lines (each distinct text once, its earliest by time), the last lines of each
+   * rank, the key line to search for and the command that starts a record. Names no cause. */
+  var CLASS_WORDS = "\\b[A-Z][A-Za-z0-9]*(?:Error|Exception)\\b";
+  var ERROR_RE = new RegExp(CLASS_WORDS + "|\\b(?:ERROR|Error|error|FAILED|Failed|failed|FATAL|Fatal|fatal|Killed|killed" +
+    "|Traceback|Segmentation fault|core dumped|Aborted)\\b");
+  var RAISED_RE = /^[A-Za-z0-9_.]*[A-Z][A-Za-z0-9]*(?:Error|Exception)\b/;
+  var RANK_RE = /^\[(?:rank|default)([0-9]+)\]:|\[(?:PG [^\]]*)?Rank ([0-9]+)\]/;
+  var TRIAGE = { lines: 8, tail: 200, rankLines: 3, groups: 16, query: 120 };
+  var NOT_FILES = { "<stdin>": true, "pasted log": true, "pasted": true };
+
+  function rankOf(text) {
+    var m = RANK_RE.exec(text.slice(0, 200));
+    return m ? Number(m[1] !== undefined ? m[1] : m[2]) : null;
+  }
+
+  function Triage() {
+    this.kept = [];
+    this.tails = [];
+    this.startFile(0, "");
+  }
+
+  Triage.prototype.startFile = function (index, name) {
+    this.index = index;
+    this.tails[index] = { name: name, lines: [] };
+  };
+
+  Triage.prototype.line = function (raw, lineNo) {
+    var tail = this.tails[this.index].lines;
+    if (tail.length && tail[tail.length - 1][0] === lineNo) tail.pop(); /* a window of an over-long line again */
+    tail.push([lineNo, raw]);
+    if (tail.length > 2 * TRIAGE.tail) tail.splice(0, tail.length - TRIAGE.tail);
+    if (!ERROR_RE.test(raw)) return;
+    var segments = raw.split("\r");
+    for (var s = 0; s < segments.length; s++) {
+      if (!ERROR_RE.test(segments[s])) continue;
+      var text = segments[s].slice(0, MAX_TEXT);
+      this.keep({ file: this.tails[this.index].name, line: lineNo, text: text, timestamp: timestampOf(text), order: [this.index, lineNo] });
+      return;
+    }
+  };
+
+  Triage.prototype.keep = function (item) {
+    var key = normalizeLine(item.text).replace(/[0-9]+/g, "#"), order = evidenceKey(item), kept = this.kept;
+    for (var i = 0; i < kept.length; i++) {
+      if (kept[i].key !== key) continue;
+      if (compareKeys(order, evidenceKey(kept[i].item)) >= 0) return;
+      kept.splice(i, 1);
+      break;
+    }
+    if (kept.length >= TRIAGE.lines && compareKeys(order, evidenceKey(kept[kept.length - 1].item)) >= 0) return;
+    var at = 0;
+    while (at < kept.length && compareKeys(order, evidenceKey(kept[at].item)) >= 0) at++;
+    kept.splice(at, 0, { key: key, item: item });
+    kept.length = Math.min(kept.length, TRIAGE.lines);
+  };
+
+  function rankGroups(tail) {
+    var groups = {}, ranks = [];
+    tail.lines.slice(-TRIAGE.tail).forEach(function (entry) {
+      var shown = entry[1].replace(/\r+$/, "").split("\r").pop().replace(TRAILING, "").slice(0, MAX_TEXT);
+      if (!shown) return;
+      var rank = rankOf(entry[1]), k = rank === null ? "-" : String(rank);
+      if (!groups[k]) { groups[k] = []; ranks.push(rank); }
+      groups[k].push({ line: entry[0], text: shown });
+    });
+    ranks.sort(function (a, b) { return (a === null ? -1 : a) - (b === null ? -1 : b); });
+    return ranks.map(function (rank) {
+      return { file: tail.name, rank: rank, lines: groups[rank === null ? "-" : String(rank)].slice(-TRIAGE.rankLines) };
+    });
+  }
+
+  function searchText(text) {
+    var q = normalizeLine(text);
+    if (q.length > TRIAGE.query) {
+      q = q.slice(0, TRIAGE.query);
+      var space = q.lastIndexOf(" ");
+      if (space >= 0) q = q.slice(0, space);
+    }
+    return q;
+  }
+
+  function slugOf(text) {
+    var words = (normalizeLine(text).replace(/([a-z0-9])([A-Z])/g, "$1-$2").toLowerCase().match(/[a-z0-9]+/g) || [])
+      .filter(function (w) { return !/^[0-9]+$/.test(w); });
+    var slug = words.slice(0, 6).join("-");
+    while (slug.length > 48 && slug.indexOf("-") >= 0) slug = slug.slice(0, slug.lastIndexOf("-"));
+    return slug.slice(0, 48) || "new-failure";
+  }
+
+  function shellQuote(text) {
+    if (!text) return "''";
+    return /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(text) ? text : "'" + text.replace(/'/g, "'\"'\"'") + "'";
+  }
+
+  /* The --json shape of `failpedia diagnose` (triage, without the site URL: the page links its own search). */
+  Triage.prototype.report = function () {
+    var lines = this.kept.map(function (k) { return k.item; });
+    var groups = [];
+    this.tails.forEach(function (tail) { if (tail) groups = groups.concat(rankGroups(tail)); });
+    var telling = lines.filter(function (i) { return normalizeLine(i.text).indexOf("Traceback") !== 0; });
+    var key = telling.filter(function (i) { return RAISED_RE.test(normalizeLine(i.text)); })[0] || telling[0] || null;
+    var first = key ? key.file : lines.length ? lines[0].file : groups.length ? groups[0].file : null;
+    var file = first === null || NOT_FILES[first] ? "LOG-FILE" : first;
+    var id = key ? slugOf(key.text) : "new-failure";
+    return {
+      lines: lines.map(function (i) { return { file: i.file, line: i.line, text: i.text, timestamp: i.timestamp || null }; }),
+      tails: groups.slice(0, TRIAGE.groups),
+      omitted_groups: Math.max(groups.length - TRIAGE.groups, 0),
+      key_line: key ? { file: key.file, line: key.line } : null,
+      search: { query: key ? searchText(key.text) : "", url: null },
+      new_command: "failpedia new " + id + " --category CATEGORY --from-log " + shellQuote(file)
+    };
+  };
+
+  /* Convenience: scan whole texts [{name, text}] and rank (the scanner is kept for its triage). */
+  function diagnoseTexts(library, files, scanner) {
+    scanner = scanner || new Scanner(library);
     files.forEach(function (file) {
       scanner.startFile(file.name);
       var lines = file.text.split("\n");
+      if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop(); /* no line follows a final newline */
       for (var i = 0; i < lines.length; i++) scanner.scanLine(lines[i], i + 1);
     });
     return scanner.rank();
@@ -311,7 +430,7 @@
 
   var api = {
     normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
-    compileLibrary: compileLibrary, searchQuery: searchQuery, NeedleSearch: NeedleSearch
+    compileLibrary: compileLibrary, searchQuery: searchQuery, NeedleSearch: NeedleSearch, Triage: Triage
   };
   root.FailpediaCore = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;

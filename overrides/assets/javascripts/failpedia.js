@@ -32,7 +32,39 @@
     return node;
   }
 
-  window.FailpediaDom = { el: el };
+  /* The answer when nothing matched (FailpediaCore's Triage report): the log's most error-like
+   * lines and each rank's last lines as found, a site search for the key line, and the command
+   * that starts a record. It names no cause. */
+  function triageBox(triage, scriptBase) {
+    var box = el("section", { "class": "fp-triage", "data-triage": "" });
+    if (triage.lines.length) {
+      box.appendChild(el("p", {}, "Lines that look most like errors, first by time (shown as found, not a diagnosis):"));
+      var ul = el("ul", { "class": "fp-triage-lines" });
+      triage.lines.forEach(function (i) { ul.appendChild(el("li", {}, i.file + ":" + i.line + ": " + i.text)); });
+      box.appendChild(ul);
+    } else {
+      box.appendChild(el("p", {}, "No line looks like an error."));
+    }
+    if (triage.tails.length) box.appendChild(el("p", {}, "Last lines of each rank:"));
+    triage.tails.forEach(function (g) {
+      box.appendChild(el("p", { "class": "fp-triage-rank" }, g.file + ", " + (g.rank === null ? "no rank" : "rank " + g.rank) + ":"));
+      var pre = el("pre", { "class": "fp-triage-tail" }, g.lines.map(function (l) { return l.line + ": " + l.text; }).join("\n"));
+      box.appendChild(pre);
+    });
+    if (triage.omitted_groups) box.appendChild(el("p", {}, "(+" + triage.omitted_groups + " more ranks)"));
+    if (triage.search.query) {
+      var p = el("p", {}, "Search for the key line: ");
+      var href = new URL("../../?q=" + encodeURIComponent(triage.search.query), scriptBase || base).href;
+      p.appendChild(el("a", { href: href, "class": "fp-triage-search" }, triage.search.query));
+      box.appendChild(p);
+    }
+    var start = el("p", {}, "Start a record from this log: ");
+    start.appendChild(el("code", { "class": "fp-triage-new" }, triage.new_command));
+    box.appendChild(start);
+    return box;
+  }
+
+  window.FailpediaDom = { el: el, triage: triageBox };
 
   function entryBox(card) {
     var id = card.getAttribute("data-entry-id");
@@ -49,7 +81,8 @@
       result.textContent = "";
       if (!area.value.trim()) { result.appendChild(el("p", {}, "Paste a few lines of your log first.")); return; }
       window.FailpediaLibrary.load(base).then(function (lib) {
-        var findings = window.FailpediaCore.diagnoseTexts(lib, [{ name: "pasted", text: area.value }]);
+        var scanner = new window.FailpediaCore.Scanner(lib);
+        var findings = window.FailpediaCore.diagnoseTexts(lib, [{ name: "pasted", text: area.value }], scanner);
         var mine = findings.filter(function (f) { return f.id === id; })[0];
         var top = findings[0];
         if (mine) {
@@ -67,6 +100,7 @@
           p.appendChild(el("a", { href: new URL("../../diagnose/", base).href }, "Diagnose the whole log"));
           result.appendChild(p);
         }
+        if (!top) result.appendChild(triageBox(scanner.triage.report(), base));
       }, function () { result.appendChild(el("p", {}, "The signature library could not be loaded.")); });
     });
   }
