@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from generator.records.model import Signature
 from generator.records.pipeline import load_catalog
 from generator.signatures import match
-from generator.signatures.match import Matcher
+from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -69,4 +70,118 @@ def test_each_signature_reports_every_line_it_matches(matcher: Matcher) -> None:
     assert hits(matcher, b"x\n" + OOM + OOM) == [
         ("cuda-out-of-memory-allocator", 1, line),
         ("cuda-out-of-memory-allocator", 2, line),
+    ]
+
+
+def signature(pattern: str, ignore_case: bool = False) -> Signature:
+    """Return a bare signature with ``pattern``."""
+    return Signature("s", "e", pattern, ignore_case, "", "specific", (), (), 0)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("^abc$", "abc"),
+        ("(^a|b$)x", "(a|b)x"),
+        (r"\$x\^", r"\$x\^"),
+        ("a[^$]b^", "a[^$]b"),
+        ("[]$^]^$", "[]$^]"),
+        (r"[\]$]$", r"[\]$]"),
+        ("a^[x]$", "a[x]"),
+    ],
+)
+def test_prefilter_drops_anchors_outside_classes_and_escapes(pattern: str, expected: str) -> None:
+    assert match.prefilter_pattern(pattern) == expected
+
+
+def test_block_parts() -> None:
+    block = Block(b"xa\nb\nx", 1, 5)
+    assert Block.of(b"abc") == Block(b"abc", 0, 3)
+    assert (block.view().tobytes(), block.copy()) == (b"a\nb\n", b"a\nb\n")
+    assert (block.count(b"\n"), block.count(b"x"), block.count(b"a\nb")) == (2, 0, 1)
+    assert (block.contains(b"b\n"), block.contains(b"x"), block.contains(b"\nx")) == (True, False, False)
+
+
+def test_a_large_block_counts_only_its_own_bytes() -> None:
+    data = b"x\n" * (match.NUMPY_FROM + 5)
+    block = Block(data, 3, 3 + match.NUMPY_FROM + 4)
+    assert (block.count(b"\n"), block.count(b"x"), block.count(b"\nx")) == (
+        match.NUMPY_FROM // 2 + 2,
+        match.NUMPY_FROM // 2 + 2,
+        match.NUMPY_FROM // 2 + 2,
+    )
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (Block(b"aa\nbb\ncc\n", 0, 9), (Block(b"aa\nbb\ncc\n", 0, 6), Block(b"aa\nbb\ncc\n", 6, 9))),
+        (Block(b"zz\naa\nbb\ncc\n", 3, 12), (Block(b"zz\naa\nbb\ncc\n", 3, 9), Block(b"zz\naa\nbb\ncc\n", 9, 12))),
+        (Block(b"abcdef\n", 0, 7), (Block(b"abcdef\n", 0, 7),)),
+        (Block(b"a\nbcdef", 0, 7), (Block(b"a\nbcdef", 0, 7),)),
+    ],
+)
+def test_a_block_splits_at_the_line_end_after_its_middle(block: Block, expected: tuple[Block, ...]) -> None:
+    assert block.split() == expected
+
+
+def test_split_lines_numbers_lines_by_newline() -> None:
+    assert list(match.split_lines(b"a\r b\nc\n")) == [(0, b"a"), (0, b" b"), (1, b"c"), (2, b"")]
+
+
+@pytest.mark.parametrize(
+    ("offset", "low", "high", "expected"),
+    [(0, 0, None, (0, 2)), (3, 0, None, (3, 5)), (5, 0, None, (3, 5)), (6, 0, None, (3, 5)), (8, 0, None, (7, 9))],
+)
+def test_line_bounds(offset: int, low: int, high: int | None, expected: tuple[int, int]) -> None:
+    assert match.line_bounds(b"ab\ncd\r\nef", offset, low, high) == expected
+
+
+def test_line_bounds_stay_within_low_and_high() -> None:
+    assert match.line_bounds(b"ab\ncdef\n", 5, 4, 6) == (4, 6)
+    assert match.line_bounds(b"abcdef", 2, 1, 3) == (1, 3)
+
+
+def test_the_every_match_database_is_compiled_once_and_told() -> None:
+    told: list[object] = []
+    built = Matcher([signature("^a")], on_compiled=told.append)
+    assert built.every_line() is built.every_line()
+    assert told == [built.every]
+    given = object()
+    assert Matcher([signature("^a")], every=given, on_compiled=told.append).every_line() is given
+    assert len(told) == 1
+
+
+def test_no_signatures_no_database() -> None:
+    assert match.block_database(()) is None
+    assert Matcher([]).scan_block(b"anything\n") == []
+
+
+def test_compiled_holds_one_regex_per_signature() -> None:
+    compiled = Matcher([signature("^a$"), signature("b", ignore_case=True)]).compiled
+    assert [bool(regex.search(text)) for regex in compiled for text in ("a", "B")] == [True, False, False, True]
+
+
+SMALL = [signature("^ERR [0-9]+$", ignore_case=True), signature("warn$")]
+
+
+def small_hits(matcher: Matcher, block: Block | bytes) -> list[tuple[str, int, str]]:
+    """Return (pattern, line offset, text) of every hit in scan order."""
+    return [(hit.signature.pattern, hit.line_offset, hit.text) for hit in matcher.scan_block(block)]
+
+
+@pytest.mark.parametrize("path", ["hyperscan", "re2-only"])
+def test_scan_block_of_a_block_inside_larger_data(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if path == "re2-only":
+        monkeypatch.setattr(match, "hyperscan", None)
+    data = b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n"
+    assert small_hits(Matcher(SMALL), Block(data, 6, len(data) - 6)) == [
+        ("^ERR [0-9]+$", 1, "err 2"),
+        ("warn$", 2, " a warn"),
+    ]
+    assert small_hits(Matcher(SMALL), data) == [
+        ("^ERR [0-9]+$", 0, "err 1"),
+        ("^ERR [0-9]+$", 2, "err 2"),
+        ("warn$", 3, " a warn"),
+        ("^ERR [0-9]+$", 5, "err 4"),
     ]
