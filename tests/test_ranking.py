@@ -1,4 +1,5 @@
-"""Hand-written ranking cases: the inputs and the exact order (and roles) they must give."""
+"""Hand-written ranking cases: the inputs and the exact order (and roles) they must give; then
+diagnose's small parts on their own: timestamps, ranks, the kept evidence, halves, scores, the --json shape."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from generator.diagnosis import diagnose as dg
 from generator.diagnosis.diagnose import diagnose
-from generator.diagnosis.logread import Source
+from generator.diagnosis.logread import INVALID_UTF8, Source
+from generator.diagnosis.progress import Hang
+from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
-from generator.signatures.match import Matcher
+from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -70,3 +74,143 @@ def test_ranking_case(name: str) -> None:
     sources = [Source(file, io.BytesIO(("\n".join(lines) + "\n").encode())) for file, lines in files]
     report = diagnose(sources, MATCHER, CATALOG)
     assert [(finding.entry.id, finding.role) for finding in report.findings] == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024-05-01T12:00:01,5 x", "2024-05-01 12:00:01.5"),
+        ("[rank0]: 2024-05-01 12:00:01.250 x", "2024-05-01 12:00:01.250"),
+        ("2024-05-01 12:00:01 x", "2024-05-01 12:00:01"),
+        ("no time 12:00:01", ""),
+        ("x" * 70 + "2024-05-01 12:00:01", ""),
+        ("x" * 61 + "2024-05-01 12:00:01", "2024-05-01 12:00:01"),
+    ],
+)
+def test_timestamp_of(text: str, expected: str) -> None:
+    assert dg.timestamp_of(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[rank3]: x", 3),
+        ("[default12]: x", 12),
+        ("w [PG 0 (default_pg) Rank 5] y", 5),
+        ("[Rank 2] y", 2),
+        ("x [rank3]: y", None),
+        ("[rank3]:[Rank 4] y", 3),
+        ("a" * 193 + "[Rank 1]", None),
+        ("a" * 192 + "[Rank 1]", 1),
+        ("[rank]: no number", None),
+    ],
+)
+def test_rank_of(text: str, expected: int | None) -> None:
+    assert dg.rank_of(text) == expected
+
+
+def evidence(line: int, timestamp: str = "") -> dg.Evidence:
+    """Return a hit on ``line`` of the first input."""
+    return dg.Evidence("a.log", line, f"l{line}", "sig", "specific", (0, line), timestamp)
+
+
+def test_time_key_puts_lines_without_a_timestamp_last() -> None:
+    assert dg.time_key(evidence(3)) == ("~", (0, 3))
+    assert dg.time_key(evidence(3, "2024-05-01 12:00:01")) == ("2024-05-01 12:00:01", (0, 3))
+
+
+def test_keep_earliest_keeps_the_five_earliest_in_time_order() -> None:
+    kept: list[dg.Evidence] = []
+    for line, stamp in [(1, "09"), (2, ""), (3, "05"), (4, "01"), (5, "07"), (6, "03"), (7, "08"), (8, "02")]:
+        dg.keep_earliest(kept, evidence(line, f"2024-05-01 12:00:{stamp}" if stamp else ""))
+    assert [item.line for item in kept] == [4, 8, 6, 3, 5]
+    dg.keep_earliest(kept, evidence(9, "2024-05-01 12:00:07"))
+    assert [item.line for item in kept] == [4, 8, 6, 3, 5]
+    dg.keep_earliest(kept, evidence(0, "2024-05-01 12:00:07"))
+    assert [item.line for item in kept] == [4, 8, 6, 3, 0]
+
+
+def test_a_finding_counts_each_line_once_and_keeps_its_latest() -> None:
+    finding = dg.Finding(CATALOG.by_id["cuda-out-of-memory"])
+    finding.add(evidence(1, "2024-05-01 12:00:05"))
+    finding.add(dg.Evidence("a.log", 1, "[rank2]: l1", "other", "wrapper", (0, 1), "2024-05-01 12:00:05"))
+    finding.add(dg.Evidence("b.log", 2, "[rank2]: l2", "sig", "specific", (1, 2), "2024-05-01 12:00:09"))
+    finding.add(dg.Evidence("b.log", 3, "l3", "sig", "specific", (1, 3), "2024-05-01 12:00:01"))
+    assert (finding.lines, finding.files, finding.ranks) == (3, {"a.log", "b.log"}, {2})
+    assert (finding.signatures, finding.strength) == ({"sig": "specific", "other": "wrapper"}, "specific")
+    assert (finding.first.line, finding.latest and finding.latest.line) == (3, 2)
+
+
+@pytest.mark.parametrize(
+    ("signatures", "expected"),
+    [
+        ({"a": "wrapper"}, 1.0),
+        ({"a": "supporting", "b": "wrapper"}, 5.0),
+        ({"a": "specific", "b": "wrapper", "c": "wrapper"}, 12.0),
+        ({name: "specific" for name in "abcdef"}, 13.0),
+    ],
+)
+def test_score(signatures: dict[str, str], expected: float) -> None:
+    finding = dg.Finding(CATALOG.by_id["cuda-out-of-memory"], signatures=signatures)
+    assert dg.score(finding) == expected
+
+
+def test_halves_cut_a_big_block_at_a_line_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"aa\nbb\ncc\n"
+    assert dg.halves(10, Block(data, 0, 9)) == [(10, Block(data, 0, 9))]
+    monkeypatch.setattr(dg, "SPLIT_FROM", 9)
+    assert dg.halves(10, Block(data, 0, 9)) == [(10, Block(data, 0, 6)), (12, Block(data, 6, 9))]
+    assert dg.halves(10, Block(data, 1, 9)) == [(10, Block(data, 1, 9))]
+    assert dg.halves(10, Block(b"abcdefgh\n", 0, 9)) == [(10, Block(b"abcdefgh\n", 0, 9))]
+
+
+def test_a_split_scan_gives_the_whole_scan_line_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dg, "SPLIT_FROM", 16)
+    log = "".join(f"step {n}\n" for n in range(40)) + OOM + "\n" + "step\n" * 40 + OOM + "\n"
+    report = dg.diagnose([Source("a.log", io.BytesIO(log.encode()))], MATCHER, CATALOG)
+    assert [(f.entry.id, [e.line for e in f.evidence]) for f in report.findings] == [("cuda-out-of-memory", [41, 82])]
+
+
+def test_report_json_shape() -> None:
+    log = f"2024-05-01 12:00:01 [rank1]: {OOM}\nx\n[rank0]: {OOM}\ufffd\n".encode()
+    source = Source("a.log", io.BytesIO(log))
+    report = dg.diagnose([source], MATCHER, CATALOG)
+    hang = Hang("PG 1", "enqueued", (ProgressReport("b.log", 4, "rank 1", "PG 1", "enqueued", 3, None),), ())
+    report.hangs = [hang]
+    out = dg.report_json(report, 1, "https://x.org/")
+    fix = CATALOG.by_id["cuda-out-of-memory"].data["fix"]
+    finding = out["findings"][0]
+    assert out["hangs"] == [
+        {
+            "group": "PG 1",
+            "measure": "enqueued",
+            "behind": [{"rank": "rank 1", "work": 3, "completed": None, "file": "b.log", "line": 4}],
+            "ahead": [],
+        }
+    ]
+    assert len(out["findings"]) == 1
+    assert {key: finding[key] for key in finding if key not in ("causes", "title", "evidence")} == {
+        "id": "cuda-out-of-memory",
+        "score": report.findings[0].score,
+        "role": "initiating",
+        "url": "https://x.org/entries/cuda-out-of-memory/",
+        "lines": 2,
+        "signatures": sorted(report.findings[0].signatures),
+        "files": ["a.log"],
+        "ranks": [0],
+        "first": {"file": "a.log", "line": 1, "timestamp": "2024-05-01 12:00:01"},
+        "last": {"file": "a.log", "line": 3, "timestamp": None},
+        "fix": {
+            "first_step": fix["steps"][0]["text"],
+            "command": fix["steps"][0].get("command"),
+            "verify": fix["verify"],
+        },
+    }
+    assert [e["line"] for e in finding["evidence"]] == [1, 3]
+    assert finding["evidence"][0]["text"] == f"2024-05-01 12:00:01 [rank1]: {OOM}"
+    assert out["scanned"] == {
+        "files": [{"name": "a.log", "bytes": len(log), "problems": [INVALID_UTF8]}],
+        "bytes": len(log),
+    }
+    assert dg.finding_json(report.findings[0], "")["url"] == "entries/cuda-out-of-memory/"
+    assert dg.report_json(report, 0)["findings"] == []
