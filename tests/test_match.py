@@ -103,13 +103,10 @@ def test_block_parts() -> None:
 
 
 def test_a_large_block_counts_only_its_own_bytes() -> None:
-    data = b"x\n" * (match.NUMPY_FROM + 5)
-    block = Block(data, 3, 3 + match.NUMPY_FROM + 4)
-    assert (block.count(b"\n"), block.count(b"x"), block.count(b"\nx")) == (
-        match.NUMPY_FROM // 2 + 2,
-        match.NUMPY_FROM // 2 + 2,
-        match.NUMPY_FROM // 2 + 2,
-    )
+    lines = match.NUMPY_FROM // 3 + 10
+    block = Block(b"\n\n\n" + b"ab\n" * lines, 3, 3 + 3 * lines)
+    counts = [block.count(needle) for needle in (b"\n", b"a", b"\na", b"b\na")]
+    assert counts == [lines, lines, lines - 1, lines - 1]
 
 
 @pytest.mark.parametrize(
@@ -119,6 +116,12 @@ def test_a_large_block_counts_only_its_own_bytes() -> None:
         (Block(b"zz\naa\nbb\ncc\n", 3, 12), (Block(b"zz\naa\nbb\ncc\n", 3, 9), Block(b"zz\naa\nbb\ncc\n", 9, 12))),
         (Block(b"abcdef\n", 0, 7), (Block(b"abcdef\n", 0, 7),)),
         (Block(b"a\nbcdef", 0, 7), (Block(b"a\nbcdef", 0, 7),)),
+        (Block(b"a\nb\nc\nd\ne\n", 0, 10), (Block(b"a\nb\nc\nd\ne\n", 0, 6), Block(b"a\nb\nc\nd\ne\n", 6, 10))),
+        (Block(b"abcde\n\n", 0, 7), (Block(b"abcde\n\n", 0, 6), Block(b"abcde\n\n", 6, 7))),
+        (
+            Block(b"a\nb\nc\nd\n" + b"x" * 20, 0, 8),
+            (Block(b"a\nb\nc\nd\n" + b"x" * 20, 0, 6), Block(b"a\nb\nc\nd\n" + b"x" * 20, 6, 8)),
+        ),
     ],
 )
 def test_a_block_splits_at_the_line_end_after_its_middle(block: Block, expected: tuple[Block, ...]) -> None:
@@ -149,6 +152,7 @@ def test_the_every_match_database_is_compiled_once_and_told() -> None:
     assert told == [built.every]
     given = object()
     assert Matcher([signature("^a")], every=given, on_compiled=told.append).every_line() is given
+    assert Matcher([signature("^a")], database=given).database is given
     assert len(told) == 1
 
 
@@ -174,8 +178,8 @@ def small_hits(matcher: Matcher, block: Block | bytes) -> list[tuple[str, int, s
 def test_scan_block_of_a_block_inside_larger_data(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
     if path == "re2-only":
         monkeypatch.setattr(match, "hyperscan", None)
-    data = b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n"
-    assert small_hits(Matcher(SMALL), Block(data, 6, len(data) - 6)) == [
+    data = b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n\xff warn\n"
+    assert small_hits(Matcher(SMALL), Block(data, 6, data.index(b"err 4"))) == [
         ("^ERR [0-9]+$", 1, "err 2"),
         ("warn$", 2, " a warn"),
     ]
@@ -184,4 +188,5 @@ def test_scan_block_of_a_block_inside_larger_data(path: str, monkeypatch: pytest
         ("^ERR [0-9]+$", 2, "err 2"),
         ("warn$", 3, " a warn"),
         ("^ERR [0-9]+$", 5, "err 4"),
+        ("warn$", 6, "\ufffd warn"),
     ]
