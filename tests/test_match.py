@@ -190,3 +190,10 @@ def test_scan_block_of_a_block_inside_larger_data(path: str, monkeypatch: pytest
         ("^ERR [0-9]+$", 5, "err 4"),
         ("warn$", 6, "\ufffd warn"),
     ]
+
+
+@pytest.mark.parametrize("path", ["hyperscan", "re2-only"])
+def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if path == "re2-only":
+        monkeypatch.setattr(match, "hyperscan", None)
+    assert small_hits(Matcher([signature("^x$")]), b"ab\nx\n") == [("^x$", 1, "x")]
