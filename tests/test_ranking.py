@@ -19,6 +19,7 @@ from generator.signatures.match import Block, Matcher
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 MATCHER = Matcher(CATALOG.signatures)
+MATCHER.every_line()  # compiled at import: a mutation run forks a process per mutant after importing the tests
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
 TIMEOUT = (
