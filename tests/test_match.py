@@ -95,6 +95,7 @@ def signature(pattern: str, ignore_case: bool = False) -> Signature:
         ("[]$^]^$", "[]$^]"),
         (r"[\]$]$", r"[\]$]"),
         ("a^[x]$", "a[x]"),
+        ("aXb", "aXb"),
     ],
 )
 def test_prefilter_drops_anchors_outside_classes_and_escapes(pattern: str, expected: str) -> None:
@@ -107,6 +108,7 @@ def test_block_parts() -> None:
     assert (block.view().tobytes(), block.copy()) == (b"a\nb\n", b"a\nb\n")
     assert (block.count(b"\n"), block.count(b"x"), block.count(b"a\nb")) == (2, 0, 1)
     assert (block.contains(b"b\n"), block.contains(b"x"), block.contains(b"\nx")) == (True, False, False)
+    assert Block.of(b"ab").contains(b"a")
 
 
 def test_a_large_block_counts_only_its_own_bytes() -> None:
@@ -145,6 +147,14 @@ def test_split_lines_numbers_lines_by_newline() -> None:
 )
 def test_line_bounds(offset: int, low: int, high: int | None, expected: tuple[int, int]) -> None:
     assert match.line_bounds(b"ab\ncd\r\nef", offset, low, high) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "offset", "expected"),
+    [(b"ab\ncd", 1, (0, 2)), (b"a\nXb", 2, (2, 4)), (b"a\nb\n", 3, (2, 3)), (b"a\rb\rc", 4, (4, 5))],
+)
+def test_line_bounds_of_the_whole_data(data: bytes, offset: int, expected: tuple[int, int]) -> None:
+    assert match.line_bounds(data, offset) == expected
 
 
 def test_line_bounds_stay_within_low_and_high() -> None:
@@ -204,3 +214,4 @@ def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkey
     if path == "re2-only":
         monkeypatch.setattr(match, "hyperscan", None)
     assert small_hits(Matcher([signature("^x$")]), b"ab\nx\n") == [("^x$", 1, "x")]
+    assert small_hits(Matcher([signature("^x$")]), b"x\n") == [("^x$", 0, "x")]
