@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from generator.diagnosis import diagnose as dg
+from generator.diagnosis.causes import Stated
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import INVALID_UTF8, Source
 from generator.diagnosis.progress import Hang
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
+from generator.signatures.facts import fact_signatures
 from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -215,3 +217,31 @@ def test_report_json_shape() -> None:
     }
     assert dg.finding_json(report.findings[0], "")["url"] == "entries/cuda-out-of-memory/"
     assert dg.report_json(report, 0)["findings"] == []
+
+
+FACTS_MATCHER = Matcher((*CATALOG.signatures, *fact_signatures()))
+FACTS_MATCHER.every_line()
+
+
+def test_the_earliest_stated_version_by_time_is_kept() -> None:
+    log = (
+        "2024-05-01 12:00:05 NCCL version 2.21.5+cuda12.4\n"
+        "2024-05-01 12:00:01 NCCL version 2.18.1\n"
+        "NCCL version 2.19.3\n"
+        "2024-05-01 12:00:03 NCCL version 2.20.1\n"
+    )
+    report = diagnose([Source("a.log", io.BytesIO(log.encode()))], FACTS_MATCHER, CATALOG)
+    assert report.seen.versions == {"nccl": Stated("2.18.1", "a.log", 2), "cuda": Stated("12.4", "a.log", 1)}
+    assert report.findings == []
+
+
+def test_watchdog_progress_lines_give_the_rank_behind() -> None:
+    lines = [
+        f"[rank{rank}]:[E ProcessGroupNCCL.cpp:1] [PG 0 Rank {rank}] Timeout at NCCL work: {work}, "
+        f"last enqueued NCCL work: {work}, last completed NCCL work: {work - 1}."
+        for rank, work in [(0, 9), (1, 7), (2, 9)]
+    ]
+    source = Source("a.log", io.BytesIO(("\n".join(lines) + "\n").encode()))
+    assert [
+        (h.group, h.measure, [r.who for r in h.behind]) for h in diagnose([source], FACTS_MATCHER, CATALOG).hangs
+    ] == [("PG 0", "enqueued", ["rank 1"])]
