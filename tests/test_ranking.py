@@ -11,7 +11,7 @@ import pytest
 from generator.diagnosis import diagnose as dg
 from generator.diagnosis.causes import Stated
 from generator.diagnosis.diagnose import diagnose
-from generator.diagnosis.logread import INVALID_UTF8, Source
+from generator.diagnosis.logread import INVALID_UTF8, Source, blocks
 from generator.diagnosis.progress import Hang
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
@@ -23,6 +23,7 @@ CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 MATCHER = Matcher(CATALOG.signatures)
 MATCHER.every_line()  # compiled at import: a mutation run forks a process per mutant after importing the tests
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
+SIG = "cuda-out-of-memory-allocator"
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
 TIMEOUT = (
     "[Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, "
@@ -178,9 +179,10 @@ def test_report_json_shape() -> None:
     log = f"2024-05-01 12:00:01 [rank1]: {OOM}\nx\n[rank0]: {OOM}\ufffd\n".encode()
     source = Source("a.log", io.BytesIO(log))
     report = dg.diagnose([source], MATCHER, CATALOG)
-    hang = Hang("PG 1", "enqueued", (ProgressReport("b.log", 4, "rank 1", "PG 1", "enqueued", 3, None),), ())
+    late = ProgressReport("b.log", 4, "rank 1", "PG 1", "enqueued", 3, None)
+    hang = Hang("PG 1", "enqueued", (late,), (ProgressReport("b.log", 9, "rank 0", "PG 1", "enqueued", 5, 4),))
     report.hangs = [hang]
-    out = dg.report_json(report, 1, "https://x.org/")
+    out = dg.report_json(report, 1, "https://x.org/X/")
     fix = CATALOG.by_id["cuda-out-of-memory"].data["fix"]
     finding = out["findings"][0]
     assert out["hangs"] == [
@@ -188,7 +190,7 @@ def test_report_json_shape() -> None:
             "group": "PG 1",
             "measure": "enqueued",
             "behind": [{"rank": "rank 1", "work": 3, "completed": None, "file": "b.log", "line": 4}],
-            "ahead": [],
+            "ahead": [{"rank": "rank 0", "work": 5, "completed": 4, "file": "b.log", "line": 9}],
         }
     ]
     assert len(out["findings"]) == 1
@@ -196,7 +198,7 @@ def test_report_json_shape() -> None:
         "id": "cuda-out-of-memory",
         "score": report.findings[0].score,
         "role": "initiating",
-        "url": "https://x.org/entries/cuda-out-of-memory/",
+        "url": "https://x.org/X/entries/cuda-out-of-memory/",
         "lines": 2,
         "signatures": sorted(report.findings[0].signatures),
         "files": ["a.log"],
@@ -209,8 +211,13 @@ def test_report_json_shape() -> None:
             "verify": fix["verify"],
         },
     }
-    assert [e["line"] for e in finding["evidence"]] == [1, 3]
-    assert finding["evidence"][0]["text"] == f"2024-05-01 12:00:01 [rank1]: {OOM}"
+    assert finding["evidence"] == [
+        {"file": "a.log", "line": 1, "text": f"2024-05-01 12:00:01 [rank1]: {OOM}", "signature": SIG},
+        {"file": "a.log", "line": 3, "text": f"[rank0]: {OOM}\ufffd", "signature": SIG},
+    ]
+    titles = sorted(cause["title"] for cause in CATALOG.by_id["cuda-out-of-memory"].data["causes"])
+    assert sorted(cause["title"] for cause in finding["causes"]) == titles
+    assert {tuple(cause) for cause in finding["causes"]} == {("title", "verdict", "reasons")}
     assert out["scanned"] == {
         "files": [{"name": "a.log", "bytes": len(log), "problems": [INVALID_UTF8]}],
         "bytes": len(log),
@@ -245,3 +252,31 @@ def test_watchdog_progress_lines_give_the_rank_behind() -> None:
     assert [
         (h.group, h.measure, [r.who for r in h.behind]) for h in diagnose([source], FACTS_MATCHER, CATALOG).hangs
     ] == [("PG 0", "enqueued", ["rank 1"])]
+
+
+def test_a_wrapper_alone_initiates_and_after_a_specific_failure_follows() -> None:
+    alone = diagnose([Source("a.log", io.BytesIO(b"Aborted (core dumped)\n"))], MATCHER, CATALOG)
+    assert [(f.entry.id, f.role) for f in alone.findings] == [("native-abort", "initiating")]
+    both = diagnose([Source("a.log", io.BytesIO(f"Aborted (core dumped)\n{OOM}\n".encode()))], MATCHER, CATALOG)
+    assert [(f.entry.id, f.role) for f in both.findings] == [
+        ("cuda-out-of-memory", "initiating"),
+        ("native-abort", "downstream"),
+    ]
+
+
+def test_many_small_blocks_keep_file_order_and_report_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(dg, "blocks", lambda source: blocks(source, 64))
+    log = "".join(f"step {n}\n" for n in range(30)) + f"{OOM} X \n" + "step\n" * 30 + f"{OOM}\n"
+    told: list[tuple[int, int]] = []
+    sources = [Source("a.log", io.BytesIO(b"x\n")), Source("b.log", io.BytesIO(log.encode()))]
+    report = diagnose(sources, MATCHER, CATALOG, lambda index, done: told.append((index, done)))
+    evidence = [(e.file, e.line, e.text, e.signature, e.order) for e in report.findings[0].evidence]
+    assert evidence == [
+        ("b.log", 31, f"{OOM} X ", "cuda-out-of-memory-allocator", (1, 31)),
+        ("b.log", 62, OOM, "cuda-out-of-memory-allocator", (1, 62)),
+    ]
+    assert told[0] == (0, 2) and told[-1] == (1, len(log)) and len(told) > 6
+    assert dg.report_json(report, 1)["scanned"] == {
+        "files": [{"name": "a.log", "bytes": 2, "problems": []}, {"name": "b.log", "bytes": len(log), "problems": []}],
+        "bytes": 2 + len(log),
+    }
