@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from generator.records.model import Signature
 from generator.records.pipeline import load_catalog
 from generator.signatures import match
-from generator.signatures.match import Matcher
+from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -20,13 +21,20 @@ HIT = b"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, red
 OOM = b"[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
 
 
+# Both Hyperscan databases of the whole catalog, compiled once at import: a mutation run forks
+# a process per mutant after importing the tests, and compiling them takes about a second.
+FAST = Matcher(CATALOG.signatures)
+FAST.every_line()
+
+
 @pytest.fixture(params=["hyperscan", "re2-only"])
 def matcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Matcher:
     """Return a matcher of every real signature, on the fast path or the slow one."""
-    if request.param == "re2-only":
-        monkeypatch.setattr(match, "hyperscan", None)
+    if request.param == "hyperscan":
+        return Matcher(CATALOG.signatures, FAST.database, FAST.every)
+    monkeypatch.setattr(match, "hyperscan", None)
     built = Matcher(CATALOG.signatures)
-    assert (built.database is None) == (request.param == "re2-only")
+    assert built.database is None
     return built
 
 
@@ -70,3 +78,140 @@ def test_each_signature_reports_every_line_it_matches(matcher: Matcher) -> None:
         ("cuda-out-of-memory-allocator", 1, line),
         ("cuda-out-of-memory-allocator", 2, line),
     ]
+
+
+def signature(pattern: str, ignore_case: bool = False) -> Signature:
+    """Return a bare signature with ``pattern``."""
+    return Signature("s", "e", pattern, ignore_case, "", "specific", (), (), 0)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        ("^abc$", "abc"),
+        ("(^a|b$)x", "(a|b)x"),
+        (r"\$x\^", r"\$x\^"),
+        ("a[^$]b^", "a[^$]b"),
+        ("[]$^]^$", "[]$^]"),
+        (r"[\]$]$", r"[\]$]"),
+        ("a^[x]$", "a[x]"),
+        ("aXb", "aXb"),
+    ],
+)
+def test_prefilter_drops_anchors_outside_classes_and_escapes(pattern: str, expected: str) -> None:
+    assert match.prefilter_pattern(pattern) == expected
+
+
+def test_block_parts() -> None:
+    block = Block(b"xa\nb\nx", 1, 5)
+    assert Block.of(b"abc") == Block(b"abc", 0, 3)
+    assert (block.view().tobytes(), block.copy()) == (b"a\nb\n", b"a\nb\n")
+    assert (block.count(b"\n"), block.count(b"x"), block.count(b"a\nb")) == (2, 0, 1)
+    assert (block.contains(b"b\n"), block.contains(b"x"), block.contains(b"\nx")) == (True, False, False)
+    assert Block.of(b"ab").contains(b"a")
+
+
+def test_a_large_block_counts_only_its_own_bytes() -> None:
+    lines = match.NUMPY_FROM // 3 + 10
+    block = Block(b"\n\n\n" + b"ab\n" * lines, 3, 3 + 3 * lines)
+    counts = [block.count(needle) for needle in (b"\n", b"a", b"\na", b"b\na")]
+    assert counts == [lines, lines, lines - 1, lines - 1]
+
+
+@pytest.mark.parametrize(
+    ("block", "expected"),
+    [
+        (Block(b"aa\nbb\ncc\n", 0, 9), (Block(b"aa\nbb\ncc\n", 0, 6), Block(b"aa\nbb\ncc\n", 6, 9))),
+        (Block(b"zz\naa\nbb\ncc\n", 3, 12), (Block(b"zz\naa\nbb\ncc\n", 3, 9), Block(b"zz\naa\nbb\ncc\n", 9, 12))),
+        (Block(b"abcdef\n", 0, 7), (Block(b"abcdef\n", 0, 7),)),
+        (Block(b"a\nbcdef", 0, 7), (Block(b"a\nbcdef", 0, 7),)),
+        (Block(b"a\nb\nc\nd\ne\n", 0, 10), (Block(b"a\nb\nc\nd\ne\n", 0, 6), Block(b"a\nb\nc\nd\ne\n", 6, 10))),
+        (Block(b"abcde\n\n", 0, 7), (Block(b"abcde\n\n", 0, 6), Block(b"abcde\n\n", 6, 7))),
+        (
+            Block(b"a\nb\nc\nd\n" + b"x" * 20, 0, 8),
+            (Block(b"a\nb\nc\nd\n" + b"x" * 20, 0, 6), Block(b"a\nb\nc\nd\n" + b"x" * 20, 6, 8)),
+        ),
+    ],
+)
+def test_a_block_splits_at_the_line_end_after_its_middle(block: Block, expected: tuple[Block, ...]) -> None:
+    assert block.split() == expected
+
+
+def test_split_lines_numbers_lines_by_newline() -> None:
+    assert list(match.split_lines(b"a\r b\nc\n")) == [(0, b"a"), (0, b" b"), (1, b"c"), (2, b"")]
+
+
+@pytest.mark.parametrize(
+    ("offset", "low", "high", "expected"),
+    [(0, 0, None, (0, 2)), (3, 0, None, (3, 5)), (5, 0, None, (3, 5)), (6, 0, None, (3, 5)), (8, 0, None, (7, 9))],
+)
+def test_line_bounds(offset: int, low: int, high: int | None, expected: tuple[int, int]) -> None:
+    assert match.line_bounds(b"ab\ncd\r\nef", offset, low, high) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "offset", "expected"),
+    [(b"ab\ncd", 1, (0, 2)), (b"a\nXb", 2, (2, 4)), (b"a\nb\n", 3, (2, 3)), (b"a\rb\rc", 4, (4, 5))],
+)
+def test_line_bounds_of_the_whole_data(data: bytes, offset: int, expected: tuple[int, int]) -> None:
+    assert match.line_bounds(data, offset) == expected
+
+
+def test_line_bounds_stay_within_low_and_high() -> None:
+    assert match.line_bounds(b"ab\ncdef\n", 5, 4, 6) == (4, 6)
+    assert match.line_bounds(b"abcdef", 2, 1, 3) == (1, 3)
+
+
+def test_the_every_match_database_is_compiled_once_and_told() -> None:
+    told: list[object] = []
+    built = Matcher([signature("^a")], on_compiled=told.append)
+    assert built.every_line() is built.every_line()
+    assert told == [built.every]
+    given = object()
+    assert Matcher([signature("^a")], every=given, on_compiled=told.append).every_line() is given
+    assert Matcher([signature("^a")], database=given).database is given
+    assert len(told) == 1
+
+
+def test_no_signatures_no_database() -> None:
+    assert match.block_database(()) is None
+    assert Matcher([]).scan_block(b"anything\n") == []
+
+
+def test_compiled_holds_one_regex_per_signature() -> None:
+    compiled = Matcher([signature("^a$"), signature("b", ignore_case=True)]).compiled
+    assert [bool(regex.search(text)) for regex in compiled for text in ("a", "B")] == [True, False, False, True]
+
+
+SMALL = [signature("^ERR [0-9]+$", ignore_case=True), signature("warn$")]
+
+
+def small_hits(matcher: Matcher, block: Block | bytes) -> list[tuple[str, int, str]]:
+    """Return (pattern, line offset, text) of every hit in scan order."""
+    return [(hit.signature.pattern, hit.line_offset, hit.text) for hit in matcher.scan_block(block)]
+
+
+@pytest.mark.parametrize("path", ["hyperscan", "re2-only"])
+def test_scan_block_of_a_block_inside_larger_data(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if path == "re2-only":
+        monkeypatch.setattr(match, "hyperscan", None)
+    data = b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n\xff warn\n"
+    assert small_hits(Matcher(SMALL), Block(data, 6, data.index(b"err 4"))) == [
+        ("^ERR [0-9]+$", 1, "err 2"),
+        ("warn$", 2, " a warn"),
+    ]
+    assert small_hits(Matcher(SMALL), data) == [
+        ("^ERR [0-9]+$", 0, "err 1"),
+        ("^ERR [0-9]+$", 2, "err 2"),
+        ("warn$", 3, " a warn"),
+        ("^ERR [0-9]+$", 5, "err 4"),
+        ("warn$", 6, "\ufffd warn"),
+    ]
+
+
+@pytest.mark.parametrize("path", ["hyperscan", "re2-only"])
+def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if path == "re2-only":
+        monkeypatch.setattr(match, "hyperscan", None)
+    assert small_hits(Matcher([signature("^x$")]), b"ab\nx\n") == [("^x$", 1, "x")]
+    assert small_hits(Matcher([signature("^x$")]), b"x\n") == [("^x$", 0, "x")]
