@@ -46,7 +46,7 @@ def load_cause_cases() -> list[CauseCase]:
     for kind, key in (("failures", "expect"), ("coverage", "label")):
         for path in sorted((CORPUS / kind).glob("*.yaml")):
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
-            title = data["cause_title"] if "cause_title" in data else UNREAD
+            title = data.get("cause_title", UNREAD)
             cases.append(CauseCase(f"{kind}/{path.stem}", data.get(key), title, data["log"]))
     return cases
 

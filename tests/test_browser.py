@@ -322,3 +322,143 @@ def test_the_page_runs_a_hostile_signature_in_its_worker_like_the_cli(browser: o
         page.fill("#log-input", line)
         assert run_diagnosis(page) == expected
     assert watched.errors == []
+
+
+def test_the_site_works_from_disk(browser: object, built_site: Path) -> None:
+    # Opened as files: the home box searches, a result and a nav link open pages (not
+    # directory listings), and nothing is fetched from anywhere but the copy on disk.
+    page = browser.new_page()  # type: ignore[attr-defined]
+    requests: list[str] = []
+    errors: list[str] = []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto((built_site / "index.html").as_uri())
+    page.fill("#fp-home-query", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")
+    page.wait_for_selector(".md-search-result__item a", timeout=20_000)
+    page.click(".md-search-result__item a")
+    page.wait_for_selector(".fp-quick[data-entry-id]")
+    assert page.url.split("?")[0] == (built_site / "entries" / "cuda-out-of-memory" / "index.html").as_uri()
+    page.get_by_role("link", name="Communication", exact=True).first.click()
+    page.wait_for_selector("ul.fp-cards")
+    assert page.url == (built_site / "categories" / "communication" / "index.html").as_uri()
+    page.click("ul.fp-cards a.fp-card-title >> nth=0")
+    page.wait_for_selector(".fp-quick[data-entry-id]")
+    assert page.url.endswith("/index.html") and page.title().endswith(" - Failpedia")
+    assert errors == []
+    assert requests and all(url.startswith("file://") for url in requests)
+
+
+def page_size(page: object, url: str) -> dict[str, int]:
+    page.goto(url)  # type: ignore[attr-defined]
+    size: dict[str, int] = page.evaluate(  # type: ignore[attr-defined]
+        "() => ({height: document.documentElement.scrollHeight, width: document.documentElement.scrollWidth,"
+        " nav: document.querySelector('.md-nav--primary').getBoundingClientRect().bottom})"
+    )
+    return size
+
+
+# A listing may take three screens per 20 records (the issue measured 11,925 px for 20).
+SCREENS_PER_20 = 3
+
+
+def test_listings_fit_their_height_budget_and_no_page_scrolls_sideways_on_a_phone(
+    browser: object, site_url: str
+) -> None:
+    wide = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    listings = [(f"tags/{tag}/", len(entries)) for tag, entries in CATALOG.by_tag.items() if len(entries) >= 10]
+    listings += [(f"categories/{name}/", len(entries)) for name, entries in CATALOG.by_category.items()]
+    assert ("tags/nccl/", 20) in listings
+    over = {}
+    for path, count in listings:
+        size = page_size(wide, site_url + path)
+        budget = 900 * SCREENS_PER_20 * max(1.0, count / 20)
+        if size["height"] > budget or size["width"] > 1280:
+            over[path] = size
+    assert over == {}
+    # The left navigation fits a 900 px window (long hub titles used to push it past).
+    assert page_size(wide, site_url)["nav"] <= 900
+    phone = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    paths = ["", "entries/nccl-system-error/", "tags/nccl/", "categories/communication/", "diagnose/"]
+    paths += [f"compare/{path.stem}/" for path in sorted((ROOT / "hubs").glob("*.yaml"))]
+    sideways = {path: size["width"] for path in paths if (size := page_size(phone, site_url + path))["width"] > 390}
+    assert sideways == {}
+
+
+def test_a_key_line_is_one_truncated_line_until_opened(browser: object, site_url: str) -> None:
+    page = browser.new_page(viewport={"width": 390, "height": 844})  # type: ignore[attr-defined]
+    page.goto(site_url + "tags/nccl/")
+    line = page.locator("details.fp-keyline summary >> nth=0")
+    closed = line.evaluate("s => [s.scrollWidth > s.clientWidth, s.getBoundingClientRect().height]")
+    assert closed[0] is True and closed[1] < 25
+    line.click()
+    opened = line.evaluate("s => [s.scrollWidth > s.clientWidth, s.getBoundingClientRect().height]")
+    assert opened[0] is False and opened[1] > 2 * closed[1]
+
+
+ONE_WORD_CODES = """sel => Array.from(document.querySelectorAll(sel))
+  .filter(c => c.textContent.trim() && !/\\s/.test(c.textContent.trim()))
+  .filter(c => c.getClientRects().length > 1).map(c => c.textContent)"""
+
+
+def test_hub_tables_keep_the_record_column_in_view_and_identifiers_whole(browser: object, site_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    for path in sorted((ROOT / "hubs").glob("*.yaml")):
+        page.goto(site_url + f"compare/{path.stem}/")
+        table = "table.fp-compare"
+        assert page.eval_on_selector(f"{table} thead th", "th => th.textContent") in ("Record", "Failure")
+        assert page.locator(f"{table} tbody td:first-child a").count() > 3
+        scroll = page.evaluate(
+            "() => { const box = document.querySelector('.fp-scroll'); const cell = box.querySelector('tbody td a');"
+            " const before = cell.getBoundingClientRect().left; box.scrollLeft = 600;"
+            " return [box.scrollWidth > box.clientWidth, box.scrollLeft, cell.getBoundingClientRect().left - before,"
+            " document.documentElement.scrollWidth]; }"
+        )
+        assert scroll == [True, 600, 0, 1280], path.stem
+        assert page.evaluate(ONE_WORD_CODES, f"{table} code, {table} a") == [], path.stem
+        hint = page.get_attribute(".fp-filter", "placeholder")
+        assert hint == page.get_attribute(".fp-table-tools", "data-hint") and "NCCL_SOCKET_IFNAME)" not in hint
+    page.goto(site_url + "entries/nccl-system-error/")
+    assert page.evaluate(ONE_WORD_CODES, "table code") == []
+    page.click(".fp-compared a")
+    assert page.url.endswith("compare/nccl/#record-nccl-system-error")
+    assert page.get_attribute("tr:target td a", "href") == "../../entries/nccl-system-error/"
+
+
+def test_copy_buttons_sit_beside_the_code(browser: object, site_url: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page.goto(site_url + "entries/nccl-system-error/")
+    gaps = page.evaluate(
+        "() => Array.from(document.querySelectorAll('pre > .md-code__nav')).map(nav =>"
+        " nav.querySelector('button').getBoundingClientRect().left"
+        " - nav.parentNode.querySelector('code').getBoundingClientRect().right)"
+    )
+    assert len(gaps) >= 4 and min(gaps) >= 0, gaps
+
+
+SHOTS = {
+    "home": "",
+    "entry": "entries/nccl-system-error/",
+    "tag": "tags/nccl/",
+    "diagnose": "diagnose/",
+    **{f"hub-{path.stem}": f"compare/{path.stem}/" for path in sorted((ROOT / "hubs").glob("*.yaml"))},
+}
+
+
+def test_screenshots_at_desktop_and_phone_widths(browser: object, site_url: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width, height in ((1280, 900), (390, 844)):
+        watched = Watched(browser, site_url)
+        page = watched.page
+        page.set_viewport_size({"width": width, "height": height})
+        for name, path in SHOTS.items():
+            page.goto(site_url + path)
+            page.screenshot(path=str(ARTIFACTS / f"{name}-{width}.png"), full_page=True)
+        page.goto(site_url)
+        if width < 800:
+            page.click("label.md-header__button[for=__search]")
+        page.fill("input.md-search__input", "Watchdog caught collective operation timeout")
+        page.wait_for_selector(".md-search-result__item a")
+        page.screenshot(path=str(ARTIFACTS / f"search-{width}.png"))
+        assert page.title() in ("Failpedia", "Failpedia - Failpedia") and watched.errors == []
+        assert page.evaluate("() => document.title") == "Failpedia"

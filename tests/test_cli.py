@@ -108,13 +108,22 @@ def test_explain_follows_renames(workspace: Path) -> None:
     assert result.stdout.startswith("Full record")
 
 
-def test_new_writes_a_valid_skeleton(workspace: Path) -> None:
+def test_new_writes_a_skeleton_that_is_canonical_and_refused_until_filled(workspace: Path) -> None:
     result = run("new", "brand-new-failure", "--category", "memory", cwd=workspace)
     assert result.returncode == 0, result.stderr
     path = workspace / "entries" / "memory" / "brand-new-failure.yaml"
     assert path.read_text(encoding="utf-8").startswith("# yaml-language-server: $schema=")
+    assert run("fmt", "--check", "entries/memory/brand-new-failure.yaml", cwd=workspace).returncode == 0
     check = run("validate", cwd=workspace)
-    assert check.returncode == 0, check.stdout
+    assert check.returncode == 1
+    # Schema-valid: every problem is a placeholder (the title first, the example reference last).
+    problems = check.stdout.splitlines()
+    assert len(problems) == 18 and all("error[record.placeholder]" in line for line in problems), check.stdout
+    assert problems[0].startswith("entries/memory/brand-new-failure.yaml:3:8: error[record.placeholder] /title:")
+    assert "'https://example.org/replace-me' is a placeholder address" in problems[-1]
+    build = run("build", cwd=workspace)
+    assert build.returncode == 1 and "record.placeholder" in build.stdout + build.stderr
+    assert not (workspace / "site" / "entries" / "brand-new-failure").exists()
     again = run("new", "brand-new-failure", "--category", "memory", cwd=workspace)
     assert again.returncode == 1
 

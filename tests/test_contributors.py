@@ -62,7 +62,11 @@ def test_from_log_proposes_a_generalised_signature_that_validates(project: Path)
         "[rank0]: RuntimeError: Frobnicator exploded at 0x7f3a9c after 1234 retries in /opt/x/frob.py"
     ]
     check = run(project, "validate", str(path))
-    assert check.returncode == 0, check.stdout
+    # The seeded signature passes every check; only the skeleton's placeholders are refused.
+    assert check.returncode == 1
+    problems = check.stdout.splitlines()
+    assert problems and all("error[record.placeholder]" in line for line in problems), check.stdout
+    assert not any("/signatures/0/pattern" in line or "/examples/match" in line for line in problems)
 
 
 def test_collision_check_fires_on_a_planted_overlap(project: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -108,3 +109,40 @@ def test_pages_have_titles_and_descriptions(site: Path) -> None:
         html = (site / "entries" / entry_id / "index.html").read_text(encoding="utf-8")
         assert re.search(r"<title>[^<]{10,} - Failpedia</title>", html), entry_id
         assert re.search(r'<meta name="description" content="[^"]{20,}">', html), entry_id
+
+
+def test_the_home_page_title_is_the_site_name_once(site: Path) -> None:
+    assert "<title>Failpedia</title>" in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_serve_does_not_list_the_pages_left_out_of_the_navigation(tmp_path: Path) -> None:
+    # Records and tags are reached from the pages, not the nav: MkDocs listed every one of them.
+    import shutil
+    import socket
+
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(ROOT / "overrides", tmp_path / "overrides")
+    (tmp_path / "entries" / "memory").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "fixtures" / "valid" / "minimal-record.yaml", tmp_path / "entries" / "memory")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "FAILPEDIA_CACHE_DIR": str(tmp_path / ".cache")}
+    command = [sys.executable, "-m", "generator", "serve", "--dev-addr", f"127.0.0.1:{port}"]
+    lines = []
+    # Its own session: `failpedia serve` runs `mkdocs serve` as a child, stopped with it.
+    with subprocess.Popen(
+        command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as server:
+        try:
+            assert server.stderr is not None
+            for line in server.stderr:
+                lines.append(line)
+                if "Serving on" in line or len(lines) > 200:
+                    break
+        finally:
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=30)
+    output = "".join(lines)
+    assert "Serving on" in output, output
+    assert "not included in the" not in output and "tags/test.md" not in output, output

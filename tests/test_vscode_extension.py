@@ -88,3 +88,14 @@ def test_the_panel_escapes_log_text_and_links_to_the_site(extension: Path, tmp_p
     assert 'href="https://example.test/fp/entries/cuda-out-of-memory/"' in html
     assert "x&lt;y&gt;.log:1" in html
     assert html.count("<script") == 1 and "script-src 'nonce-n0nce'" in html
+
+
+def test_terminal_output_loses_its_escape_codes_before_matching(extension: Path, tmp_path: Path) -> None:
+    # What shell integration streams: OSC 633 command marks, colours, CRLF line ends.
+    raw = (
+        "\x1b]633;C\x07\x1b[31m[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB"
+        "\x1b[0m\r\n\x1b]633;D;1\x07"
+    )
+    got = node_run(extension, [{"name": "terminal bash", "text": raw, "terminal": "1"}], tmp_path)
+    assert got["ids"] == ["cuda-out-of-memory"]
+    assert got["evidence"] == [["[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB"]]

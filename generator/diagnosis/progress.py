@@ -111,6 +111,7 @@ def describe(hang: Hang) -> list[str]:
     first = hang.behind[0]
     lines.append(
         f"   Start from what {first.who} was doing at work {first.work} while the others reached {hang.ahead[0].work}: "
-        "a branch that depends on the rank, a data loader or checkpoint save on that rank, or a process that died first."
+        "a branch that depends on the rank, a data loader or checkpoint save on that rank, "
+        "or a process that died first."
     )
     return lines

@@ -23,6 +23,7 @@ from generator.records.errors import Issue, Location
 from generator.records.load import SourceDoc
 from generator.records.locate import child_pointer, find_mark, pointer_from_path
 from generator.records.model import Catalog, Entry, Signature
+from generator.records.placeholders import placeholder_issues
 from generator.records.schema import ENTRY_SCHEMA, schema_errors
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ def check_catalog(catalog: Catalog, unreadable: Collection[str] = (), recalled: 
     for entry in catalog.entries:
         issues.extend(entry_issues(entry, catalog, unreadable))
         issues.extend(condition_issues(entry, catalog))
+        issues.extend(placeholder_issues(entry))
         if entry.path not in recalled:
             issues.extend(signature_issues(entry))
     issues.extend(duplicate_issues(catalog))

@@ -34,6 +34,10 @@ class Hub:
     references: tuple[Mapping[str, Any], ...]
     path: str
 
+    def nav_title(self) -> str:
+        """Return the title for the navigation: the part before its first colon."""
+        return self.title.split(":", 1)[0].strip()
+
     def records(self) -> list[str]:
         """Return the record ids the hub names, in order."""
         return [row["record"] for section in self.sections for row in section["rows"] if "record" in row]

@@ -76,9 +76,18 @@ def attribute(text: Any) -> str:
 
 
 def front_matter(
-    title: str, description: str, searchable: bool = True, template: str = "", boost: float = 0, wide: bool = False
+    title: str,
+    description: str,
+    searchable: bool = True,
+    template: str = "",
+    boost: float = 0,
+    wide: bool = False,
+    toc: bool = True,
 ) -> str:
-    """Return YAML front matter with title and description HTML-escaped exactly once."""
+    """Return YAML front matter with title and description HTML-escaped exactly once.
+
+    ``wide`` hides both sidebars; ``toc=False`` only the table of contents (lists without headings).
+    """
     # JSON strings are valid YAML double-quoted scalars, and much cheaper to write.
     lines = [f"description: {json.dumps(attribute(description))}", f"title: {json.dumps(attribute(title))}"]
     if not searchable:
@@ -89,6 +98,8 @@ def front_matter(
         lines.append(f"template: {json.dumps(template)}")
     if wide:
         lines.append("hide:\n  - navigation\n  - toc")
+    elif not toc:
+        lines.append("hide:\n  - toc")
     return "---\n" + "\n".join(lines) + "\n---\n"
 
 

@@ -16,7 +16,7 @@ from mkdocs.commands.build import build
 from mkdocs.config import config_options, load_config
 from mkdocs.config.base import Config
 from mkdocs.exceptions import Abort, PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
 from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
@@ -30,6 +30,9 @@ from generator.site.sanitize import UnknownInlineScript, content_key, sanitize, 
 from generator.site.sitefiles import site_files
 from generator.site.templating import SiteOptions
 
+# Run in <head> of every page; it does nothing unless the site is opened from disk.
+OFFLINE_SCRIPT = "assets/javascripts/offline.js"
+
 
 def site_nav(loaded: Loaded, hubs: list[Hub]) -> list[Any]:
     """Return the small explicit navigation: home, diagnose, categories, comparisons, reference."""
@@ -37,7 +40,7 @@ def site_nav(loaded: Loaded, hubs: list[Hub]) -> list[Any]:
         {"Home": "index.md"},
         {"Diagnose a log": "diagnose.md"},
         {"Categories": [category_path(name) for name in categories(loaded.catalog)]},
-        {"Compare": ["compare/index.md", *[f"compare/{hub.id}.md" for hub in hubs]]},
+        {"Compare": ["compare/index.md", *[{hub.nav_title(): f"compare/{hub.id}.md"} for hub in hubs]]},
         {"Tags": "tags/index.md"},
         {"Reference": ["reference/fields.md", "reference/writing.md", "reference/elsewhere.md"]},
     ]
@@ -84,6 +87,8 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         self.loaded, self.hubs = loaded, hubs
         if not config["nav"]:
             config["nav"] = site_nav(loaded, hubs)
+        # First in <head>: a copy opened from disk needs it before the theme starts search.
+        config["extra"]["polyfills"] = [OFFLINE_SCRIPT, *config["extra"].get("polyfills", [])]
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -136,10 +141,12 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         self.sanitized_before = read_mapping(sanitized_cache_name())
         self.sanitized_now = {}
 
+    @event_priority(-100)  # after the search plugin has written its index
     def on_post_build(self, config: Any) -> None:
-        """Keep this build's sanitised bodies (only these: the cache does not grow)."""
+        """Keep this build's sanitised bodies; give a copy opened from disk its search index."""
         if self.sanitized_now.keys() != self.sanitized_before.keys():
             write_mapping(sanitized_cache_name(), self.sanitized_now)
+        write_search_script(Path(config["site_dir"]) / "search")
 
     def on_post_template(self, output_content: str, template_name: str, config: Any) -> str:
         """Give the theme's own HTML pages (404.html) the same policy."""
@@ -151,6 +158,13 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
         for path in existing(self.hubs_dir(config)):
             server.watch(str(path))
         return server
+
+
+def write_search_script(folder: Path) -> None:
+    """Write search_index.js beside search_index.json: the theme loads it on file://, where fetch fails."""
+    index = folder / "search_index.json"
+    if index.exists():
+        (folder / "search_index.js").write_bytes(b"var __index = " + index.read_bytes().rstrip() + b";\n")
 
 
 def sanitized_cache_name() -> str:

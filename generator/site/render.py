@@ -8,7 +8,14 @@ from typing import Any
 from generator.records.ledger import Checked
 from generator.records.model import CATEGORY_ORDER, Catalog, Entry
 from generator.signatures.library import read_lock
-from generator.site.hubpages import render_compare_index, render_hub, render_tag, render_tag_index
+from generator.site.hubpages import (
+    hubs_by_record,
+    key_line,
+    render_compare_index,
+    render_hub,
+    render_tag,
+    render_tag_index,
+)
 from generator.site.hubs import Hub
 from generator.site.markup import front_matter, safe_url
 from generator.site.refpages import render_field_reference, render_static
@@ -51,6 +58,7 @@ def code_tabs(entry: Entry) -> list[tuple[str, list[Mapping[str, Any]]]]:
 
 
 Neighbours = dict[str, tuple[Entry | None, Entry | None]]
+Compared = dict[str, list[dict[str, str]]]
 
 
 def neighbours(catalog: Catalog) -> Neighbours:
@@ -69,9 +77,14 @@ def edit_link(entry: Entry, options: SiteOptions) -> str:
 
 
 def render_entry(
-    entry: Entry, catalog: Catalog, options: SiteOptions, around: Neighbours, checks: Mapping[str, Checked]
+    entry: Entry,
+    catalog: Catalog,
+    options: SiteOptions,
+    around: Neighbours,
+    checks: Mapping[str, Checked],
+    compared: Compared | None = None,
 ) -> Page:
-    """Return the page of one entry."""
+    """Return the page of one entry (``checks``: what verify found; ``compared``: the hubs each record is in)."""
     before, after = around[entry.id]
     markdown = render_template(
         "entry.md.j2",
@@ -85,16 +98,30 @@ def render_entry(
         edit=edit_link(entry, options),
         checks=checks,
         verified=sum(sig.id in checks for sig in entry.signatures),
+        compared=(compared or {}).get(entry.id, ()),
+        related=related_links(entry),
     )
     return Page(entry_path(entry.id), markdown)
+
+
+def related_links(entry: Entry) -> list[tuple[str, str]]:
+    """Return the Related section once per record: (id, how to tell it apart, or "").
+
+    A confusion carries its tell; a plain related record is left out when the note at the
+    top of the page already names it as what this failure follows.
+    """
+    tells = {item["id"]: item["tell"] for item in entry.get("confused_with", ())}
+    plain = [target for target in entry.related if target not in tells and target not in entry.downstream_of]
+    return [(target, "") for target in dict.fromkeys(plain)] + list(tells.items())
 
 
 def render_category(category: str, catalog: Catalog) -> Page:
     """Return the page listing one category's entries."""
     title = CATEGORY_TITLES.get(category, category)
     entries = catalog.by_category.get(category, ())
-    meta = front_matter(title, f"{len(entries)} failures: {title}", searchable=False)
-    markdown = render_template("category.md.j2", meta=meta, title=title, entries=entries)
+    meta = front_matter(title, f"{len(entries)} failures: {title}", searchable=False, toc=False)
+    context = {"entries": entries, "key_line": key_line, "show_category": False}
+    markdown = render_template("category.md.j2", meta=meta, title=title, **context)
     return Page(category_path(category), markdown)
 
 
@@ -123,7 +150,8 @@ def render_site(
     around = neighbours(catalog)
     pages = [render_home(catalog, hubs, checks), render_tag_index(catalog), render_compare_index(list(hubs))]
     pages += [render_category(name, catalog) for name in categories(catalog)]
-    pages += [render_entry(entry, catalog, options, around, checks) for entry in catalog.entries]
+    compared = hubs_by_record(hubs)
+    pages += [render_entry(entry, catalog, options, around, checks, compared) for entry in catalog.entries]
     pages += [render_tag(tag, entries) for tag, entries in catalog.by_tag.items()]
     pages += [render_hub(hub, catalog) for hub in hubs]
     pages += reference_pages(catalog)

@@ -63,7 +63,8 @@ ATTRIBUTES = {
     "a": COMMON | {"href"},
     "input": COMMON | {"type", "name", "checked", "disabled"},
     "label": COMMON | {"for"},
-    "div": COMMON | {"data-tabs", "data-entry-id", "data-hub"},
+    "div": COMMON | {"data-tabs", "data-entry-id", "data-hub", "data-hint"},
+    "p": COMMON | {"data-search-exclude"},  # links that would weigh hub titles into a record's rank
     "td": COMMON | {"align", "data-value"},
     "th": COMMON | {"align", "colspan"},
     "table": COMMON,

@@ -40,6 +40,15 @@ def redirect_page(target: str) -> str:
     )
 
 
+# The frame in which a copy of the site opened from disk runs its search worker (offline.js).
+OFFLINE_FRAME = (
+    '<!doctype html>\n<html lang="en"><head>'
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'self'\">"
+    '<meta charset="utf-8"><title>Search worker</title><script src="offline-frame.js"></script>'
+    "</head><body></body></html>\n"
+)
+
+
 def site_files(catalog: Catalog, site_url: str = "") -> dict[str, bytes]:
     """Return the non-page files of the site by path: API documents, checksum, redirects, vendored scripts."""
     library = dump(signature_library(catalog, read_lock()["version"], site_url))
@@ -54,6 +63,7 @@ def site_files(catalog: Catalog, site_url: str = "") -> dict[str, bytes]:
         ).encode(),
     }
     files.update(vendor_files())
+    files["assets/javascripts/offline-frame.html"] = OFFLINE_FRAME.encode()
     for old, new in catalog.renames.items():
         files[f"entries/{old}/index.html"] = redirect_page(f"../{new}/").encode()
     return files

@@ -3,7 +3,7 @@
 "use strict";
 const crypto = require("crypto");
 const vscode = require("vscode");
-const { loadCore, loadLibrary, diagnose, diagnostics, panelHtml } = require("./findings");
+const { loadCore, loadLibrary, diagnose, diagnostics, panelHtml, terminalText: plainTerminalText } = require("./findings");
 
 const KEEP_TERMINAL_BYTES = 8 * 1024 * 1024; /* the last 8 MiB of each terminal's command output */
 let core, library, collection, panel, panelListener;
@@ -85,7 +85,7 @@ async function diagnoseTerminal() {
   const terminal = vscode.window.activeTerminal;
   if (!terminal) return vscode.window.showInformationMessage("Failpedia: no terminal is open.");
   ready();
-  const text = terminalText.get(terminal) || (await copiedTerminalText());
+  const text = plainTerminalText(terminalText.get(terminal) || (await copiedTerminalText()));
   const result = diagnose(core, library, [{ name: `terminal ${terminal.name}`, text }]);
   showPanel(result, `the output of terminal "${terminal.name}"`, undefined, 0);
 }

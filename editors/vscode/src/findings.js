@@ -48,6 +48,15 @@ function diagnostics(result, fileName, library) {
   });
 }
 
+/* Terminal output as text: shell integration's OSC 633 marks, other OSC strings, colour and
+ * cursor codes removed, and \r\n made \n, so evidence lines read as the user saw them. */
+function terminalText(raw) {
+  return String(raw)
+    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, "")
+    .replace(/\x1b\[[0-?]*[ -\/]*[@-~]/g, "")
+    .replace(/\r\n/g, "\n");
+}
+
 function escapeHtml(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 }
@@ -84,4 +93,4 @@ function panelHtml(result, source, siteUrl, nonce) {
   );
 }
 
-module.exports = { loadCore, loadLibrary, diagnose, diagnostics, panelHtml, escapeHtml, recordUrl };
+module.exports = { loadCore, loadLibrary, diagnose, diagnostics, panelHtml, escapeHtml, recordUrl, terminalText };

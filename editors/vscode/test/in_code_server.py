@@ -43,9 +43,10 @@ def npm_install(folder: Path, package: str, node_bin: Path | None = None) -> Non
     """Install one npm package into ``folder`` (with Node 24 first on PATH when given)."""
     folder.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ)
-    if node_bin is not None:
+    if node_bin is not None:  # code-server's native modules build against Node 24's headers
         env["PATH"] = f"{node_bin}:{env['PATH']}"
-    command = ["npm", "install", "--no-audit", "--no-fund", "--silent", "--ignore-scripts", package]
+        env["npm_config_nodedir"] = str(node_bin.parent)
+    command = ["npm", "install", "--no-audit", "--no-fund", "--silent", package]
     subprocess.run(command, cwd=folder, env=env, check=True)
 
 
@@ -111,13 +112,23 @@ def wait_for(url: str, seconds: float = 120) -> None:
     raise SystemExit(f"code-server did not answer at {url}")
 
 
-def run_command(page: object, title: str) -> None:
-    """Run a command by its title from the command palette."""
-    page.keyboard.press("F1")  # type: ignore[attr-defined]
-    page.wait_for_selector(".quick-input-widget input", timeout=20_000)  # type: ignore[attr-defined]
-    page.keyboard.type(title)  # type: ignore[attr-defined]
-    page.wait_for_selector(f".quick-input-list .monaco-list-row[aria-label*='{title}']", timeout=20_000)  # type: ignore[attr-defined]
-    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+def run_command(page: object, title: str, tries: int = 6) -> None:
+    """Run a command by its title from the command palette (retried while the extension host is still starting)."""
+    for attempt in range(tries):
+        page.keyboard.press("F1")  # type: ignore[attr-defined]
+        page.wait_for_selector(".quick-input-widget input", timeout=20_000)  # type: ignore[attr-defined]
+        page.keyboard.type(title)  # type: ignore[attr-defined]
+        row = f".quick-input-list .monaco-list-row[aria-label*='{title}']"
+        try:
+            page.wait_for_selector(row, timeout=20_000)  # type: ignore[attr-defined]
+        except Exception:
+            page.keyboard.press("Escape")  # type: ignore[attr-defined]
+            if attempt == tries - 1:
+                raise
+            time.sleep(5)
+            continue
+        page.keyboard.press("Enter")  # type: ignore[attr-defined]
+        return
 
 
 def panel_text(page: object, seconds: float = 30, expect: str = "finding(s), best first") -> str:
@@ -127,7 +138,7 @@ def panel_text(page: object, seconds: float = 30, expect: str = "finding(s), bes
         for frame in page.frames:  # type: ignore[attr-defined]
             try:
                 text = frame.evaluate("() => document.body ? document.body.innerText : ''")
-            except Exception:  # noqa: BLE001 - frames come and go while the webview loads
+            except Exception:
                 continue
             if expect in text:
                 return str(text)
@@ -153,7 +164,7 @@ def attempt(page: object, name: str, step: Callable[[object], list[str]]) -> lis
     """Run one command's check; a workbench that does not respond is that command's failure (with a screenshot)."""
     try:
         return step(page)
-    except Exception as exc:  # noqa: BLE001 - a timeout or a missing element fails this step only
+    except Exception as exc:
         page.screenshot(path=str(ARTIFACTS / f"vscode-failed-{name}.png"))  # type: ignore[attr-defined]
         return [f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0]}"]
 
@@ -184,8 +195,10 @@ def check_file(page: object) -> list[str]:
 
 def check_selection(page: object) -> list[str]:
     """Select the whole log and diagnose the selection."""
+    run_command(page, "View: Close All Editor Groups")
+    time.sleep(2)
     open_log(page)
-    page.click(".editor-group-container.active .monaco-editor .view-lines", timeout=20_000)  # type: ignore[attr-defined]
+    page.click(".monaco-editor .view-lines", timeout=20_000)  # type: ignore[attr-defined]
     page.keyboard.press("Control+A")  # type: ignore[attr-defined]
     run_command(page, "Failpedia: Diagnose selection")
     text = panel_text(page, expect="the selection in train.log")

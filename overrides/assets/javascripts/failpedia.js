@@ -116,7 +116,7 @@
   function tableTools(table) {
     var state = readState();
     var tools = document.querySelector(".fp-table-tools") || table.parentNode.insertBefore(el("div"), table);
-    var filter = el("input", { type: "search", "class": "fp-filter", placeholder: "Filter rows (e.g. socket, 2.18, NCCL_SOCKET_IFNAME)", "aria-label": "Filter the table" });
+    var filter = el("input", { type: "search", "class": "fp-filter", placeholder: tools.getAttribute("data-hint") || "Filter rows", "aria-label": "Filter the table" });
     filter.value = state.q;
     tools.appendChild(filter);
     filter.addEventListener("input", function () { state.q = filter.value; applyTable(table, state); writeState(state); });
