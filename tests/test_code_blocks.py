@@ -19,6 +19,7 @@ import tomllib
 import yaml
 
 from generator.records.pipeline import load_catalog
+from generator.site.render import alert_rules
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -187,3 +188,13 @@ def test_the_checks_fail_on_broken_blocks() -> None:
     assert data_problems("json", "{'a': 1}") != []
     assert data_problems("yaml", "a: [1\n") != []
     assert data_problems("toml", "a = \n") != []
+
+
+@pytest.mark.parametrize("entry", CATALOG.entries, ids=lambda entry: entry.id)
+def test_alert_rules_on_the_page_parse_and_hold_every_fingerprint(entry: Any) -> None:
+    rules = dict(alert_rules(entry))
+    loki = yaml.safe_load(rules["Loki"])["groups"][0]["rules"]
+    sigma = yaml.safe_load(rules["Sigma"])
+    assert [rule["labels"]["failpedia_id"] for rule in loki] == [entry.id]
+    patterns = [next(iter(selection.values())) for key, selection in sigma["detection"].items() if key != "condition"]
+    assert patterns == [sig.pattern for sig in entry.signatures]
