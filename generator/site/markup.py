@@ -76,11 +76,21 @@ def attribute(text: Any) -> str:
 
 
 def front_matter(
-    title: str, description: str, searchable: bool = True, template: str = "", boost: float = 0, wide: bool = False
+    title: str,
+    description: str,
+    searchable: bool = True,
+    template: str = "",
+    boost: float = 0,
+    wide: bool = False,
+    names: tuple[str, ...] = (),
 ) -> str:
-    """Return YAML front matter with title and description HTML-escaped exactly once."""
+    """Return YAML front matter with title, description and search ``names`` HTML-escaped exactly once."""
     # JSON strings are valid YAML double-quoted scalars, and much cheaper to write.
     lines = [f"description: {json.dumps(attribute(description))}", f"title: {json.dumps(attribute(title))}"]
+    if names:
+        # The theme indexes `tags` as the most heavily weighted search field; without its
+        # tags plugin nothing prints them, so the page shows the names itself.
+        lines.append("tags:" + "".join(f"\n  - {json.dumps(attribute(name))}" for name in names))
     if not searchable:
         lines.append("search:\n  exclude: true")
     elif boost:
