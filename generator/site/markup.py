@@ -83,13 +83,18 @@ def front_matter(
     boost: float = 0,
     wide: bool = False,
     toc: bool = True,
+    names: tuple[str, ...] = (),
 ) -> str:
-    """Return YAML front matter with title and description HTML-escaped exactly once.
+    """Return YAML front matter with title, description and search ``names`` HTML-escaped exactly once.
 
     ``wide`` hides both sidebars; ``toc=False`` only the table of contents (lists without headings).
     """
     # JSON strings are valid YAML double-quoted scalars, and much cheaper to write.
     lines = [f"description: {json.dumps(attribute(description))}", f"title: {json.dumps(attribute(title))}"]
+    if names:
+        # The theme indexes `tags` as the most heavily weighted search field; without its
+        # tags plugin nothing prints them, so the page shows the names itself.
+        lines.append("tags:" + "".join(f"\n  - {json.dumps(attribute(name))}" for name in names))
     if not searchable:
         lines.append("search:\n  exclude: true")
     elif boost:

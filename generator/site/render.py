@@ -7,6 +7,7 @@ from typing import Any
 
 from generator.records.ledger import Checked
 from generator.records.model import CATEGORY_ORDER, Catalog, Entry
+from generator.signatures.export import ExportOptions, loki_rule, sigma_rule, yaml_text
 from generator.signatures.library import read_lock
 from generator.site.hubpages import (
     hubs_by_record,
@@ -37,6 +38,21 @@ OPTIONAL_FIELDS: dict[str, Any] = {
     "code": (),
     "faq": (),
 }
+
+
+def search_names(entry: Entry) -> tuple[str, ...]:
+    """Return the short names a reader searches for: the record's aliases, then its NCCL result name."""
+    # "NCCL error 2" is not added: the search box drops lone digits from every query word.
+    nccl = entry.get("nccl")
+    names = [*entry.get("aliases", ()), *([nccl["name"]] if nccl else [])]
+    return tuple(dict.fromkeys(names))
+
+
+def alert_rules(entry: Entry) -> list[tuple[str, str]]:
+    """Return the record's own Loki and Sigma rules as YAML, the exporters' text for this record."""
+    options = ExportOptions()
+    loki = {"groups": [{"name": "failpedia", "rules": [loki_rule(entry, options)]}]}
+    return [("Loki", yaml_text(loki)), ("Sigma", yaml_text(sigma_rule(entry, options)))]
 
 
 def entry_path(entry_id: str) -> str:
@@ -88,7 +104,9 @@ def render_entry(
     before, after = around[entry.id]
     markdown = render_template(
         "entry.md.j2",
-        meta=front_matter(entry.title, entry.summary, boost=ENTRY_SEARCH_BOOST),
+        meta=front_matter(entry.title, entry.summary, boost=ENTRY_SEARCH_BOOST, names=search_names(entry)),
+        names=search_names(entry),
+        alerts=alert_rules(entry),
         e={**OPTIONAL_FIELDS, **entry.data},
         entry=entry,
         catalog=catalog,
