@@ -408,7 +408,7 @@ def test_listings_fit_their_height_budget_and_no_page_scrolls_sideways_on_a_phon
     wide = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
     listings = [(f"tags/{tag}/", len(entries)) for tag, entries in CATALOG.by_tag.items() if len(entries) >= 10]
     listings += [(f"categories/{name}/", len(entries)) for name, entries in CATALOG.by_category.items()]
-    assert ("tags/nccl/", 20) in listings
+    assert "tags/nccl/" in dict(listings)  # the issue measured it at 20 records; it grows with the catalog
     over = {}
     for path, count in listings:
         size = page_size(wide, site_url + path)

@@ -19,7 +19,7 @@ from generator.records.model import Catalog, Entry, Signature
 from generator.signatures.library import dump, read_lock, record_url, signature_library
 
 SIGMA_NAMESPACE = uuid.UUID("6f0c9f1e-5d2a-4c1b-9a7e-3b8d2f4e6a10")
-SIGMA_STATUS = {"draft": "experimental", "reviewed": "test", "deprecated": "deprecated"}
+SIGMA_STATUS = {"draft": "experimental", "reviewed": "test", "verified": "test", "deprecated": "deprecated"}
 SIGMA_LEVEL = {"fatal": "high", "error": "medium", "warning": "low"}
 
 
