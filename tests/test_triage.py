@@ -133,7 +133,8 @@ def test_no_triage_line_claims_a_cause(name: str, log: str) -> None:
 
 def test_the_corpora_reach_triage() -> None:
     unmatched = [name for name, log in NO_MATCH_CASES if not triaged((name, log))[0]]
-    assert len([n for n in unmatched if n in {c.name for c in load_cases("benign")}]) == 50
+    benign = {c.name for c in load_cases("benign")}
+    assert len([n for n in unmatched if n in benign]) == len(benign)  # every healthy log reaches triage
     assert len(unmatched) >= 100
 
 

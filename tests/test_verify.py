@@ -133,14 +133,15 @@ def test_editing_a_checked_signature_makes_its_ledger_entry_stale(project: Path)
     path.write_text(
         path.read_text(encoding="utf-8").replace("failed to extend \\S+", "failed to extend \\S*"), encoding="utf-8"
     )
-    assert issue_codes(project) == [("verify.stale", "nccl-shm-exhausted.yaml")]
+    # The record says `status: verified`, which an unchecked signature also withdraws.
+    assert issue_codes(project) == [("status.unverified", RECORD.name), ("verify.stale", RECORD.name)]
 
 
 def test_a_ledger_result_that_contradicts_the_claim_fails(project: Path) -> None:
     ledger = json.loads((project / LEDGER_FILE).read_text(encoding="utf-8"))
     ledger["signatures"]["nccl-shm-exhausted-extend"]["results"]["2.18.1"] = "absent"
     (project / LEDGER_FILE).write_text(json.dumps(ledger), encoding="utf-8")
-    assert issue_codes(project) == [("verify.failed", "nccl-shm-exhausted.yaml")]
+    assert issue_codes(project) == [("status.unverified", RECORD.name), ("verify.failed", RECORD.name)]
 
 
 def test_verified_status_needs_a_passing_check_and_a_real_line(project: Path) -> None:
@@ -261,6 +262,6 @@ def test_an_entry_page_says_where_each_fingerprint_was_verified(project: Path) -
     ) in text
     others = [s for s in catalog.by_id["nccl-shm-exhausted"].signatures if s.id != sig.id]
     assert text.count("Not yet verified: it names <code>nvidia-nccl-cu12</code>") == len(others)
-    assert "status: draft · 1 of 3 fingerprints verified against released artifacts" in text
+    assert "status: verified · 1 of 3 fingerprints verified against released artifacts" in text
     home = next(p for p in render_site(catalog, checks=checks) if p.path == "index.md")
     assert f"1 of {len(catalog.signatures)} fingerprints verified against the releases" in home.markdown
