@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.bundle import read_packaged
-from generator.cache import cached_matcher, load_for_diagnosis
+from generator.cache import cached_matcher, load_for_diagnosis, load_validated
 from generator.diagnosis.diagnose import diagnose as diagnose_sources
 from generator.diagnosis.diagnose import report_json
 from generator.diagnosis.logread import Source, open_source
@@ -48,21 +48,43 @@ def local_entries(catalog: str | os.PathLike[str] | None) -> Path | None:
     return Path(ENTRIES_DIR) if Path(ENTRIES_DIR).is_dir() else None
 
 
-def open_catalog(catalog: str | os.PathLike[str] | None = None) -> Answering:
-    """Return the catalog that answers (raises CatalogError, with the reason, when none can)."""
+def open_records(
+    catalog: str | os.PathLike[str] | None = None, with_matcher: bool = True
+) -> tuple[str, Catalog, Matcher | None]:
+    """Return which catalog answers, its records and (when asked) its compiled matcher.
+
+    Raises CatalogError, with the reason, when none can answer.
+    """
     entries = local_entries(catalog)
-    if entries is not None:
-        if not entries.is_dir():
-            raise CatalogError(f"no such catalog directory: {entries}")
+    if entries is None:
+        return packaged_records(with_matcher)
+    if not entries.is_dir():
+        raise CatalogError(f"no such catalog directory: {entries}")
+    if with_matcher:
         loaded, records, matcher = load_for_diagnosis(entries, entries.resolve().parent)
-        if loaded is not None and not loaded.ok:
-            raise CatalogError("the records are invalid; run failpedia validate")
-        return Answering(f"local records in {entries}", records, matcher)
+    else:
+        loaded, matcher = load_validated(entries, entries.resolve().parent)[1], None
+        records = loaded.catalog
+    if loaded is not None and not loaded.ok:
+        raise CatalogError("the records are invalid; run failpedia validate")
+    return f"local records in {entries}", records, matcher
+
+
+def packaged_records(with_matcher: bool) -> tuple[str, Catalog, Matcher | None]:
+    """Return the catalog packaged with the installed tool (raises CatalogError when there is none)."""
     packaged = read_packaged()
     if packaged is None:
         raise CatalogError(f"no {ENTRIES_DIR}/ directory here and no packaged catalog; use --catalog DIR")
     label = f"packaged catalog, library {packaged.library_version}, {len(packaged.catalog.entries)} records"
-    return Answering(label, packaged.catalog, cached_matcher(packaged.key, packaged.catalog, True))
+    matcher = cached_matcher(packaged.key, packaged.catalog, True) if with_matcher else None
+    return label, packaged.catalog, matcher
+
+
+def open_catalog(catalog: str | os.PathLike[str] | None = None) -> Answering:
+    """Return the catalog that answers (raises CatalogError, with the reason, when none can)."""
+    label, records, matcher = open_records(catalog)
+    assert matcher is not None  # asked for
+    return Answering(label, records, matcher)
 
 
 @dataclass(frozen=True)

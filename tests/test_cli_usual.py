@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from generator import __version__, cli
+from generator import __version__
+from generator.cli.diagnosing import ProgressBar
 from generator.records.pipeline import load_catalog
 from generator.records.search import SITE_SEPARATOR, search, search_index, tokens
 
@@ -180,7 +181,7 @@ def test_diagnose_without_arguments_on_a_terminal_says_it_reads_stdin() -> None:
 def test_progress_uses_rich_and_falls_back_to_a_plain_bar(monkeypatch: pytest.MonkeyPatch) -> None:
     shown = io.StringIO()
     monkeypatch.setattr(sys, "stderr", shown)
-    bar = cli.ProgressBar([100_000_000])
+    bar = ProgressBar([100_000_000])
     bar.enabled = True  # a terminal would enable it
     bar(0, 50_000_000)
     assert isinstance(bar.rich, tuple)
@@ -189,7 +190,7 @@ def test_progress_uses_rich_and_falls_back_to_a_plain_bar(monkeypatch: pytest.Mo
     plain = io.StringIO()
     monkeypatch.setattr(sys, "stderr", plain)
     monkeypatch.setitem(sys.modules, "rich.progress", None)  # as if rich were not installed
-    bar = cli.ProgressBar([100_000_000])
+    bar = ProgressBar([100_000_000])
     bar.enabled = True
     bar(0, 50_000_000)
     bar.finish()

@@ -120,7 +120,7 @@ def cli_only_uses(parsed: ast.Module) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("module", [module for module in MODULES if module not in EXEMPT])
+@pytest.mark.parametrize("module", [module for module in MODULES if unit(module) not in EXEMPT])
 def test_only_cli_parses_prints_or_exits(module: str) -> None:
     assert parses_prints_or_exits(module) == []
 
@@ -144,6 +144,7 @@ def test_the_detector_finds_each_cli_only_use(source: str, found: list[str]) -> 
 
 
 def test_the_cli_is_what_the_rule_expects() -> None:
-    """The exemption is not vacuous: the CLI does parse arguments and print."""
-    assert "imports argparse" in parses_prints_or_exits("cli")
-    assert any(item.startswith("calls print") for item in parses_prints_or_exits("cli"))
+    """The exemption is not vacuous: the CLI's modules do parse arguments and print."""
+    uses = [item for module in MODULES if unit(module) == "cli" for item in parses_prints_or_exits(module)]
+    assert "imports argparse" in uses
+    assert any(item.startswith("calls print") for item in uses)
