@@ -18,6 +18,7 @@ from generator.records.pipeline import load_catalog
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases
+from .workspace import diagnose_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -116,14 +117,7 @@ def test_small_blocks_and_windows_keep_hits() -> None:
     assert source.notes == ["a line longer than 2048 bytes was scanned in overlapping windows"]
 
 
-def cli(*args: str, stdin: bytes | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", "diagnose", *args],
-        cwd=cwd,
-        capture_output=True,
-        input=stdin,
-        env={**os.environ},
-    )
+cli = diagnose_cli
 
 
 def test_json_contract(tmp_path: Path) -> None:

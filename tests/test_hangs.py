@@ -10,7 +10,7 @@ from pathlib import Path
 
 import jsonschema
 
-from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.diagnose import diagnose, rank_of
 from generator.diagnosis.explain import report_text
 from generator.diagnosis.logread import Source
 from generator.diagnosis.progress import Report, hangs, parse
@@ -93,12 +93,16 @@ def test_each_rank_counts_by_its_furthest_line_and_one_rank_alone_is_no_hang() -
 
 def test_parse_reads_both_watchdog_forms() -> None:
     timeout = "[Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE"
-    assert parse("fact.timeout", "f", 3, timeout, None) == Report("f", 3, "rank 7", "", "timed out", 12, None)
+    assert parse("fact.timeout", "f", 3, timeout, rank_of(timeout, anywhere=True)) == Report(
+        "f", 3, "rank 7", "", "timed out", 12, None
+    )
     old = (
         "[PG ID 1 PG GUID 1 Rank 1]  failure detected by watchdog at work sequence id: 1 PG status: "
         "last enqueued work: 547, last completed work: -1"
     )
-    assert parse("fact.progress", "f", 4, old, None) == Report("f", 4, "rank 1", "PG 1", "enqueued", 547, -1)
+    assert parse("fact.progress", "f", 4, old, rank_of(old, anywhere=True)) == Report(
+        "f", 4, "rank 1", "PG 1", "enqueued", 547, -1
+    )
     assert hangs([]) == []
 
 

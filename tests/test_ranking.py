@@ -113,6 +113,19 @@ def test_rank_of(text: str, expected: int | None) -> None:
     assert dg.rank_of(text) == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("x [rank3]: y", 3),
+        ("10%|## | [default4]: z", 4),
+        ("a" * 300 + "[PG 1 Rank 6] watchdog", 6),
+        ("[rank]: no number", None),
+    ],
+)
+def test_rank_of_anywhere(text: str, expected: int | None) -> None:
+    assert dg.rank_of(text, anywhere=True) == expected
+
+
 def evidence(line: int, timestamp: str = "") -> dg.Evidence:
     """Return a hit on ``line`` of the first input."""
     return dg.Evidence("a.log", line, f"l{line}", "sig", "specific", (0, line), timestamp)

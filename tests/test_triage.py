@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from generator.records.pipeline import load_catalog
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases, load_coverage
+from .workspace import diagnose_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
@@ -139,13 +138,7 @@ def test_the_corpora_reach_triage() -> None:
 
 
 def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", "diagnose", *args],
-        cwd=ROOT,
-        capture_output=True,
-        input=stdin,
-        env={**os.environ},
-    )
+    return diagnose_cli(*args, stdin=stdin)  # never the terminal's input
 
 
 def test_json_carries_the_triage_only_when_nothing_matched(tmp_path: Path) -> None:

@@ -23,7 +23,10 @@ MAX_TEXT = 400
 SCAN_THREADS = 2  # Hyperscan scans in parallel; the reading thread keeps both fed
 SPLIT_FROM = 1 << 20  # blocks smaller than this are scanned whole
 # torchrun's "[rank3]:" / "[default3]:" prefixes, and c10d's "[Rank 3]" / "[PG ... Rank 3]".
-RANK_RE = re.compile(r"^\[(?:rank|default)([0-9]+)\]:|\[(?:PG [^\]]*)?Rank ([0-9]+)\]", re.ASCII)
+LAUNCHER_RANK = r"\[(?:rank|default)([0-9]+)\]:"  # torchrun's line prefix
+C10D_RANK = r"\[(?:PG [^\]]*)?Rank ([0-9]+)\]"  # the tag of ProcessGroupNCCL's messages
+RANK_RE = re.compile(f"^{LAUNCHER_RANK}|{C10D_RANK}", re.ASCII)
+RANK_ANYWHERE = re.compile(f"{LAUNCHER_RANK}|{C10D_RANK}", re.ASCII)
 TIMESTAMP_RE = re.compile(r"([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?)")
 
 
@@ -92,9 +95,13 @@ def keep_earliest(kept: list[Evidence], evidence: Evidence) -> None:
     del kept[MAX_EVIDENCE:]
 
 
-def rank_of(text: str) -> int | None:
-    """Return the rank a launcher prefix or a c10d message names on this line, if any."""
-    found = RANK_RE.search(text, 0, 200)
+def rank_of(text: str, anywhere: bool = False) -> int | None:
+    """Return the rank a launcher prefix or a c10d message names on this line, if any.
+
+    A launcher prefix counts at the line's start and a c10d tag in its first 200 characters;
+    ``anywhere`` finds either at any place (a watchdog line may follow a progress bar).
+    """
+    found = RANK_ANYWHERE.search(text) if anywhere else RANK_RE.search(text, 0, 200)
     if found is None:
         return None
     return int(next(group for group in found.groups() if group is not None))
@@ -176,7 +183,7 @@ class Collector:
     def state(self, index: int, source: Source, line: int, hit: Hit) -> None:
         """Keep the first (by time) value of a fact the log states, such as the NCCL version,
         and every watchdog line that says how far a rank got."""
-        progress = parse_progress(hit.signature.id, source.name, line, hit.text, rank_of(hit.text))
+        progress = parse_progress(hit.signature.id, source.name, line, hit.text, rank_of(hit.text, anywhere=True))
         if progress is not None:
             self.progress.append(progress)
             return

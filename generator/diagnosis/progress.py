@@ -21,8 +21,6 @@ TIMEOUT_ID = f"{FACT_PREFIX}timeout"
 ENQUEUED_RE = re.compile(r"last enqueued (?:NCCL )?work: (-?[0-9]+), last completed (?:NCCL )?work: (-?[0-9]+)")
 SEQ_RE = re.compile(r"WorkNCCL\(SeqNum=([0-9]+)")
 PG_RE = re.compile(r"\[PG (?:ID )?([0-9]+)")
-# A watchdog line may follow other output on the same line (a progress bar): look anywhere.
-RANK_ANYWHERE = re.compile(r"\[rank([0-9]+)\]:|\[(?:PG [^\]]*)?Rank ([0-9]+)\]", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -52,8 +50,6 @@ def parse(signature_id: str, file: str, line: int, text: str, rank: int | None) 
     """Return the watchdog numbers a progress line states (``rank``: the one the line names), or None."""
     group_found = PG_RE.search(text)
     group = f"PG {group_found.group(1)}" if group_found else ""
-    if rank is None and (named := RANK_ANYWHERE.search(text)):
-        rank = int(named.group(1) or named.group(2))
     who = file if rank is None else f"rank {rank}"
     if signature_id == PROGRESS_ID and (found := ENQUEUED_RE.search(text)):
         return Report(file, line, who, group, "enqueued", int(found.group(1)), int(found.group(2)))
