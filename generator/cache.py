@@ -25,7 +25,7 @@ from generator.output import write_atomically
 from generator.paths import SCHEMA_DIR
 from generator.records.load import SourceDoc, discover
 from generator.records.model import Catalog, build_catalog
-from generator.signatures.facts import fact_signatures
+from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher, hyperscan
 
 if TYPE_CHECKING:
@@ -238,8 +238,7 @@ def cached_matcher(key: str, catalog: Catalog, keep: bool) -> Matcher:
         if keep:
             replace_cache_bytes(f"every-{key}.hs", hyperscan.dumpb(database))
 
-    signatures = (*catalog.signatures, *fact_signatures())  # versions the log states decide between causes
-    matcher = Matcher(signatures, cached, read_database(key, "every"), remember_every)
+    matcher = Matcher(diagnosis_signatures(catalog), cached, read_database(key, "every"), remember_every)
     if cached is None and matcher.database is not None and keep:
         replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
     return matcher

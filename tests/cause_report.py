@@ -21,7 +21,7 @@ from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
 from generator.records.model import Catalog
 from generator.records.pipeline import load_catalog
-from generator.signatures.facts import fact_signatures
+from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher
 
 from .realworld import CORPUS
@@ -67,7 +67,7 @@ def labelled(cases: list[CauseCase]) -> list[CauseCase]:
 
 def answers(cases: list[CauseCase], catalog: Catalog) -> dict[str, tuple[str | None, str | None]]:
     """Return, per labelled case, the first record and its first cause."""
-    matcher = Matcher((*catalog.signatures, *fact_signatures()))
+    matcher = Matcher(diagnosis_signatures(catalog))
     return {case.name: first_cause(case.log, matcher, catalog) for case in labelled(cases)}
 
 

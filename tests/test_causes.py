@@ -12,18 +12,24 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnosis.causes import Seen, Stated, in_range, judge_causes, undecided, version_condition
+from generator.diagnosis.causes import Seen, Stated, condition, in_range, judge_causes, undecided, version_condition
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
 from generator.records.pipeline import load_catalog
-from generator.signatures.facts import fact_signatures, fact_value
+from generator.signatures.facts import (
+    condition_id,
+    condition_patterns,
+    diagnosis_signatures,
+    fact_signatures,
+    fact_value,
+)
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
-MATCHER = Matcher((*CATALOG.signatures, *fact_signatures()))
+MATCHER = Matcher(diagnosis_signatures(CATALOG))
 
 
 @pytest.mark.parametrize(
@@ -99,12 +105,46 @@ def test_the_issue_example_a_new_nccl_rules_out_the_old_peer_cause() -> None:
     assert finding.causes[0] is not dead_peer
 
 
+def test_a_log_condition_is_decided_by_any_line_of_the_log() -> None:
+    pattern = "No space left on device|Disk quota exceeded"
+    stated = Stated("OSError: [Errno 28] No space left on device", "rank1.log", 40)
+    assert condition({"log": pattern}, Seen(lines={condition_id(pattern): stated}), []) == (
+        True,
+        "rank1.log:40: OSError: [Errno 28] No space left on device",
+    )
+    assert condition({"log": pattern}, Seen(), [("a", 1, "No space left on device")]) == (
+        False,
+        "",
+    )  # not a line: condition
+    assert pattern in condition_patterns(CATALOG)
+
+
+def test_a_full_disk_elsewhere_in_the_log_puts_the_disk_cause_first() -> None:
+    log = (
+        "Epoch 3: saving checkpoint to /ckpt/last.pt\n"
+        "OSError: [Errno 28] No space left on device\n"
+        "resuming from /ckpt/last.pt\n"
+        "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n"
+    )
+    finding = diagnose([Source("job.log", io.BytesIO(log.encode()))], MATCHER, CATALOG).findings[0]
+    assert finding.entry.id == "checkpoint-corrupt"
+    assert (finding.causes[0].title, finding.causes[0].verdict) == (
+        "Disk full or quota exceeded during save",
+        "supported",
+    )
+    assert finding.causes[0].reasons == ("job.log:2: OSError: [Errno 28] No space left on device",)
+    without = log.replace("OSError: [Errno 28] No space left on device\n", "")
+    unchanged = diagnose([Source("job.log", io.BytesIO(without.encode()))], MATCHER, CATALOG).findings[0]
+    assert unchanged.causes[0].title == "Save interrupted by a kill, preemption, OOM or time limit"
+
+
 def test_conditions_naming_unknown_signatures_or_hostile_patterns_are_refused(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "entries", tmp_path / "entries")
     path = tmp_path / "entries/communication/nccl-system-error.yaml"
     text = path.read_text(encoding="utf-8")
     text = text.replace("      - record: nccl-shm-exhausted\n", "      - signature: no-such-signature\n", 1)
     text = text.replace("      - line: 'ibv_[a-z_]+'\n", "      - line: '(?=ibv)'\n", 1)
+    text = text.replace("      - record: nccl-socket-interface\n", "      - log: '(a+)+b'\n", 1)
     path.write_text(text, encoding="utf-8")
     env = {**os.environ, "FAILPEDIA_CACHE_DIR": str(tmp_path / ".cache")}
     result = subprocess.run(
@@ -126,3 +166,4 @@ def test_conditions_naming_unknown_signatures_or_hostile_patterns_are_refused(tm
     assert result.returncode == 1
     assert ("catalog.unknown-signature", "/causes/1/when/1/signature") in codes
     assert any(code == "signature.dialect" and pointer == "/causes/3/when/0/line" for code, pointer in codes)
+    assert any(code == "signature.dialect" and pointer == "/causes/2/when/1/log" for code, pointer in codes)

@@ -15,14 +15,14 @@ from generator.diagnosis.explain import report_text
 from generator.diagnosis.logread import Source
 from generator.diagnosis.progress import Report, hangs, parse
 from generator.records.pipeline import load_catalog
-from generator.signatures.facts import fact_signatures
+from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases, load_coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
-MATCHER = Matcher((*CATALOG.signatures, *fact_signatures()))
+MATCHER = Matcher(diagnosis_signatures(CATALOG))
 
 
 def watchdog(rank: int | None, group: int, work: int, enqueued: int, completed: int) -> str:

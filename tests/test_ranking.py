@@ -15,7 +15,7 @@ from generator.diagnosis.logread import INVALID_UTF8, Source, blocks
 from generator.diagnosis.progress import Hang
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
-from generator.signatures.facts import fact_signatures
+from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,7 +239,7 @@ def test_report_json_shape() -> None:
     assert dg.report_json(report, 0)["findings"] == []
 
 
-FACTS_MATCHER = Matcher((*CATALOG.signatures, *fact_signatures()))
+FACTS_MATCHER = Matcher(diagnosis_signatures(CATALOG))
 FACTS_MATCHER.every_line()
 
 

@@ -3,7 +3,8 @@
 A cause may say `when` (evidence for it) and `unless` (evidence that rules it out). A condition
 names a signature or a record seen anywhere in the report, a version the log states
 ("nccl<2.13", "torch>=2.2,<2.4"), or a pattern one of the finding's own lines matches
-("Last error:.*shm"). Version conditions stay undecided when the log states no version.
+("Last error:.*shm"), or a pattern any line of the log matches (`log:`, e.g. a variable's
+setting or a path). Version conditions stay undecided when the log states no version.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.patterns.dialect import compile_pattern, signature_matches
-from generator.signatures.facts import FACT_NAMES
+from generator.signatures.facts import FACT_NAMES, condition_id
 
 VERSION_SPEC = re.compile(r"\s*(nccl|torch|cuda|driver)\s*((?:(?:>=|<=|==|<|>)\s*[0-9]+(?:\.[0-9]+)*\s*,?\s*)+)\Z")
 BOUND = re.compile(r"(>=|<=|==|<|>)\s*([0-9]+(?:\.[0-9]+)*)")
@@ -32,11 +33,12 @@ class Stated:
 
 @dataclass
 class Seen:
-    """What a whole report saw: signatures, records, stated versions (the first by time)."""
+    """What a whole report saw: signatures, records, stated versions and condition lines (the first by time)."""
 
     signatures: set[str] = field(default_factory=set)
     records: set[str] = field(default_factory=set)
     versions: dict[str, Stated] = field(default_factory=dict)
+    lines: dict[str, Stated] = field(default_factory=dict)  # condition id: the first line it matched
 
 
 @dataclass(frozen=True)
@@ -94,6 +96,9 @@ def condition(item: Mapping[str, Any], seen: Seen, lines: Sequence[tuple[str, in
         return found, f"{item['record']} is in this log too" if found else ""
     if "version" in item:
         return version_condition(item["version"], seen)
+    if "log" in item:
+        stated = seen.lines.get(condition_id(item["log"]))
+        return (True, f"{stated.file}:{stated.line}: {stated.value}") if stated else (False, "")
     return line_condition(item["line"], lines)
 
 

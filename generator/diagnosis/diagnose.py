@@ -14,7 +14,7 @@ from generator.diagnosis.progress import Hang, hangs
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.diagnosis.progress import parse as parse_progress
 from generator.records.model import Catalog, Entry
-from generator.signatures.facts import fact_value
+from generator.signatures.facts import CONDITION_PREFIX, fact_value
 from generator.signatures.match import Block, Hit, Matcher
 
 STRENGTH_WEIGHT = {"specific": 10.0, "supporting": 4.0, "wrapper": 1.0}
@@ -129,6 +129,7 @@ def timestamp_of(text: str) -> str:
 
 
 Progress = Callable[[int, int], None]
+Kept = dict[str, tuple[tuple[str, tuple[int, int]], Stated]]  # name: (time and position key, what the line stated)
 Observer = Callable[[int, str, int, Block], None]  # (input index, name, first line, block)
 
 
@@ -140,7 +141,8 @@ class Collector:
         self.catalog = catalog
         self.observe = observe
         self.findings: dict[str, Finding] = {}
-        self.facts: dict[str, tuple[tuple[str, tuple[int, int]], Stated]] = {}
+        self.facts: Kept = {}
+        self.logged: Kept = {}  # the first line of each `log:` condition
         self.progress: list[ProgressReport] = []
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
@@ -182,7 +184,16 @@ class Collector:
 
     def state(self, index: int, source: Source, line: int, hit: Hit) -> None:
         """Keep the first (by time) value of a fact the log states, such as the NCCL version,
-        and every watchdog line that says how far a rank got."""
+        every watchdog line that says how far a rank got, and the first line of each condition."""
+        if hit.signature.id.startswith(CONDITION_PREFIX):
+            text = hit.text.rstrip("\r\n")[:160]
+            keep_first(
+                self.logged,
+                hit.signature.id,
+                (timestamp_of(hit.text) or "~", (index, line)),
+                Stated(text, source.name, line),
+            )
+            return
         progress = parse_progress(hit.signature.id, source.name, line, hit.text, rank_of(hit.text, anywhere=True))
         if progress is not None:
             self.progress.append(progress)
@@ -192,8 +203,13 @@ class Collector:
             return
         key = (timestamp_of(hit.text) or "~", (index, line))
         name, value = fact
-        if name not in self.facts or key < self.facts[name][0]:
-            self.facts[name] = (key, Stated(value, source.name, line))
+        keep_first(self.facts, name, key, Stated(value, source.name, line))
+
+
+def keep_first(kept: Kept, name: str, key: tuple[str, tuple[int, int]], stated: Stated) -> None:
+    """Keep ``stated`` under ``name`` unless an earlier line (by time, then position) is kept."""
+    if name not in kept or key < kept[name][0]:
+        kept[name] = (key, stated)
 
 
 def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
@@ -271,7 +287,8 @@ def diagnose(
     collector, scanned = collect(sources, matcher, catalog, progress, observe)
     findings = collector.findings
     stated = {name: value for name, (_, value) in collector.facts.items()}
-    seen = Seen({sig for f in findings.values() for sig in f.signatures}, set(findings), stated)
+    logged = {name: value for name, (_, value) in collector.logged.items()}
+    seen = Seen({sig for f in findings.values() for sig in f.signatures}, set(findings), stated, logged)
     for finding in findings.values():
         lines = [(e.file, e.line, e.text) for e in finding.evidence]
         finding.causes = judge_causes(finding.entry.data["causes"], seen, lines)

@@ -162,8 +162,9 @@ def condition_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
         if "signature" in item and item["signature"] not in known:
             message = f"no signature has id {item['signature']!r}"
             found.append(issue(entry, f"{pointer}/signature", "catalog.unknown-signature", message))
-        for problem in dialect_problems(item["line"]) if "line" in item else ():
-            found.append(issue(entry, f"{pointer}/line", "signature.dialect", problem))
+        for key in ("line", "log"):
+            for problem in dialect_problems(item[key]) if key in item else ():
+                found.append(issue(entry, f"{pointer}/{key}", "signature.dialect", problem))
     return found
 
 
