@@ -1,6 +1,7 @@
 /* Failpedia core: the browser twin of generator/normalize.py, match.py, diagnose.py and causes.py.
  * Normalises lines, matches the signature library, ranks findings and orders each finding's
- * causes by the evidence exactly as `failpedia diagnose` does; tests/vectors/*.json hold both sides to the same answers.
+ * causes by the evidence exactly as `failpedia diagnose` does; tests/vectors/*.json and
+ * tests/test_js_core.py hold both sides to the same answers.
  * Plain script: works as a page script, in a Web Worker and under Node (tests). */
 (function (root) {
   "use strict";
