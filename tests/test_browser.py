@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.explain import cause_texts
 from generator.diagnosis.logread import Source
 from generator.records.pipeline import load_catalog
+from generator.signatures.facts import fact_signatures
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases
@@ -538,4 +540,38 @@ def test_triage_when_nothing_matches_on_both_pages(browser: object, site_url: st
     page.click(".fp-check button")
     page.wait_for_selector(".fp-check [data-triage]")
     assert page.inner_text(".fp-check .fp-triage-new") == command
+    assert watched.errors == [] and watched.foreign_requests() == []
+
+
+SYSTEM_ERROR = "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"
+
+
+def cli_cause_texts(text: str, record: str) -> list[str]:
+    matcher = Matcher((*CATALOG.signatures, *fact_signatures()))
+    report = diagnose([Source("pasted log", io.BytesIO(text.encode()))], matcher, CATALOG)
+    return cause_texts(next(f for f in report.findings if f.entry.id == record))
+
+
+def test_both_pages_order_causes_by_the_log_as_the_cli_does(browser: object, site_url: str) -> None:
+    watched = Watched(browser, site_url)
+    page = watched.page
+    page.goto(site_url + "diagnose/")
+    decided = SYSTEM_ERROR + ", NCCL version 2.25.1\n"
+    page.fill("#log-input", decided)
+    assert run_diagnosis(page) == ["nccl-system-error"]
+    card = "#findings [data-finding-id=nccl-system-error]"
+    shown = page.eval_on_selector_all(card + " .fp-cause", "els => els.map(e => e.textContent)")
+    assert shown == cli_cause_texts(decided, "nccl-system-error")
+    dead_peer = "Another rank or node died (NCCL older than 2.13)"
+    assert shown[1] == f"Ruled out: {dead_peer} (NCCL 2.25.1 is >=2.13 (pasted log:1))"
+    verdicts = page.eval_on_selector_all(card + " .fp-cause-list > ol > li", "els => els.map(e => e.dataset.verdict)")
+    assert verdicts == ["possible"] * 4 + ["ruled out"]
+    page.goto(site_url + "entries/nccl-system-error/")
+    page.click(".fp-check summary")
+    page.fill(".fp-check textarea", SYSTEM_ERROR)
+    page.click(".fp-check button")
+    page.wait_for_selector(".fp-check .fp-yes")
+    shown = page.eval_on_selector_all(".fp-check .fp-cause", "els => els.map(e => e.textContent)")
+    assert shown == [t.replace("pasted log", "pasted") for t in cli_cause_texts(SYSTEM_ERROR, "nccl-system-error")]
+    assert shown[0].startswith(f"Most common cause: {dead_peer} (the log does not tell the 5 causes apart; to decide: ")
     assert watched.errors == [] and watched.foreign_requests() == []

@@ -5,14 +5,24 @@ The extension in a real VS Code (code-server) is `make editor-test`; this part r
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 
 import pytest
+
+from generator.diagnosis.diagnose import diagnose
+from generator.diagnosis.explain import cause_texts
+from generator.diagnosis.logread import Source
+from generator.records.pipeline import load_catalog
+from generator.signatures.facts import fact_signatures
+from generator.signatures.match import Matcher
 
 from .realworld import load_cases
 
@@ -88,6 +98,18 @@ def test_the_panel_escapes_log_text_and_links_to_the_site(extension: Path, tmp_p
     assert 'href="https://example.test/fp/entries/cuda-out-of-memory/"' in html
     assert "x&lt;y&gt;.log:1" in html
     assert html.count("<script") == 1 and "script-src 'nonce-n0nce'" in html
+
+
+def test_the_panel_orders_causes_by_the_log_as_the_cli_does(extension: Path, tmp_path: Path) -> None:
+    text = "NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1"
+    catalog = load_catalog([ROOT / "entries"], ROOT).catalog
+    matcher = Matcher((*catalog.signatures, *fact_signatures()))
+    (finding,) = diagnose([Source("a.log", io.BytesIO(text.encode()))], matcher, catalog).findings
+    expected = cause_texts(finding)
+    assert expected[1].endswith("(NCCL 2.25.1 is >=2.13 (a.log:1))")
+    html = str(node_run(extension, [{"name": "a.log", "text": text}], tmp_path)["html"])
+    shown = re.findall(r'<p class="cause">(.*?)</p>', html)
+    assert shown == [escape(t).replace("&#x27;", "&#39;") for t in expected]
 
 
 def test_terminal_output_loses_its_escape_codes_before_matching(extension: Path, tmp_path: Path) -> None:

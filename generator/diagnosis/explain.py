@@ -135,27 +135,33 @@ def where_lines(finding: Finding) -> list[str]:
     return [wrap(f"{seen}first {first.file}:{first.line}{when}", "   ")] if parts or when else []
 
 
-def cause_lines(finding: Finding) -> list[str]:
-    """Return the causes as the log orders them: the likely one with why, the ruled-out ones, or a next check."""
+def cause_texts(finding: Finding) -> list[str]:
+    """Return the causes as the log orders them: the likely one with why, the ruled-out ones, or a next check.
+
+    The page's core (failpedia-core.js, causeLines) writes the same texts; tests/test_js_core.py holds them equal.
+    """
     judged = finding.causes
     if not judged:
         return []
     best = judged[0]
     if len(judged) == 1:
-        return [wrap(f"Cause: {best.title}", "   ")]
+        return [f"Cause: {best.title}"]
     if undecided(judged):
         check = finding.entry.data["confirm"][0]
         note = f"the log does not tell the {len(judged)} causes apart; to decide: {check}"
-        return [wrap(f"Most common cause: {best.title} ({note})", "   ")]
-    lines = []
-    if best.verdict == "supported":
-        lines.append(wrap(f"Likely cause: {best.title} ({'; '.join(best.reasons)})", "   "))
-    else:
-        lines.append(wrap(f"Possible cause: {best.title}", "   "))
-    for item in judged[1:]:
-        if item.verdict == "ruled out":
-            lines.append(wrap(f"Ruled out: {item.title} ({'; '.join(item.reasons)})", "   "))
+        return [f"Most common cause: {best.title} ({note})"]
+    lines = [
+        f"Likely cause: {best.title} ({'; '.join(best.reasons)})"
+        if best.verdict == "supported"
+        else f"Possible cause: {best.title}"
+    ]
+    lines += [f"Ruled out: {j.title} ({'; '.join(j.reasons)})" for j in judged[1:] if j.verdict == "ruled out"]
     return lines
+
+
+def cause_lines(finding: Finding) -> list[str]:
+    """Return the cause texts wrapped for the terminal."""
+    return [wrap(text, "   ") for text in cause_texts(finding)]
 
 
 def finding_lines(rank: int, finding: Finding, color: bool, site_url: str) -> list[str]:

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from generator.patterns.translate import needles, to_js
 from generator.records.model import Catalog, Entry, Signature
 from generator.records.schema import schema_path
+from generator.signatures.facts import FACT_NAMES, FACT_PATTERNS
 
 LIBRARY_SCHEMA = "signatures.schema.json"
-LIBRARY_SCHEMA_VERSION = "1.1.0"
+LIBRARY_SCHEMA_VERSION = "1.2.0"
 LOCK_FILE = "library.lock.json"
 NORMALIZATION = "ANSI escape codes and leading rank, timestamp and host:pid:tid prefixes are removed before matching"
 
@@ -55,8 +57,25 @@ def record_item(entry: Entry, site_url: str) -> dict[str, Any]:
         "severity": entry.severity,
         "url": record_url(entry.id, site_url),
         "downstream_of": list(entry.downstream_of),
+        "signatures": [sig.id for sig in entry.signatures],
         "cause": data["causes"][0]["title"],
+        "causes": [cause_item(cause) for cause in data["causes"]],
+        "confirm": data["confirm"][0],
         "fix": data["fix"]["steps"][0]["text"],
+    }
+
+
+def cause_item(cause: Mapping[str, Any]) -> dict[str, Any]:
+    """Return what the page's judge needs of one cause: its title and its conditions."""
+    conditions = {key: [dict(item) for item in cause[key]] for key in ("when", "unless") if key in cause}
+    return {"title": cause["title"], **conditions}
+
+
+def fact_items() -> dict[str, dict[str, Any]]:
+    """Return the facts a page reads from a log (the version lines), with the name it shows."""
+    return {
+        name: {"pattern": pattern, "needles": needles(pattern), "label": FACT_NAMES[name]}
+        for name, pattern in FACT_PATTERNS.items()
     }
 
 
@@ -80,6 +99,7 @@ def signature_library(catalog: Catalog, version: str, site_url: str = "") -> dic
         "library_version": version,
         "normalization": NORMALIZATION,
         "renames": dict(catalog.renames),
+        "facts": fact_items(),
         "records": {entry.id: record_item(entry, site_url) for entry in catalog.entries},
         "signatures": sorted(items, key=lambda item: item["id"]),
     }

@@ -1,8 +1,9 @@
 // Runs the browser's matching core under Node for the tests: prints one JSON object with
 // the normalised vectors, every signature example's verdict, and the ranked diagnoses.
 // Also runs each example line through a Scanner (prefilter, then engine) and each hostile
-// pattern of HOSTILE.json on its long line, and gives the triage of each log of TRIAGE.json.
-// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json HOSTILE.json TRIAGE.json
+// pattern of HOSTILE.json on its long line, and gives the triage of each log of TRIAGE.json, and
+// each finding's evidence, judged causes and cause texts for each log of CAUSES.json.
+// Usage: node core_check.js CORE.js LIBRARY.json VECTORS.json CASES.json HOSTILE.json TRIAGE.json CAUSES.json JUDGE.json
 "use strict";
 const fs = require("fs");
 const core = require(process.argv[2]);
@@ -41,4 +42,14 @@ const triage = JSON.parse(fs.readFileSync(process.argv[7], "utf8")).map((files) 
   core.diagnoseTexts(library, files, triaging);
   return triaging.triage.report();
 });
-process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses, triage }));
+const causes = JSON.parse(fs.readFileSync(process.argv[8], "utf8")).map((files) =>
+  core.diagnoseTexts(library, files).map((f) => ({ id: f.id, evidence: f.evidence, causes: f.causes, texts: core.causeLines(f) }))
+);
+// JUDGE.json: [{causes, seen: {signatures, records, versions}, lines}] judged directly, as causes.py's judge_causes.
+const labels = Object.fromEntries(Object.entries(library.facts).map(([name, fact]) => [name, fact.label]));
+const judged = JSON.parse(fs.readFileSync(process.argv[9], "utf8")).map((item) => {
+  const flags = (ids) => Object.fromEntries(ids.map((id) => [id, true]));
+  const seen = { signatures: flags(item.seen.signatures), records: flags(item.seen.records), versions: item.seen.versions, labels, patterns: {} };
+  return core.judgeCauses(item.causes, seen, item.lines);
+});
+process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses, triage, causes, judged }));

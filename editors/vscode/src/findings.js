@@ -65,7 +65,7 @@ function recordUrl(siteUrl, id) {
   return siteUrl ? `${siteUrl.replace(/\/+$/, "")}/entries/${encodeURIComponent(id)}/` : "";
 }
 
-/* The findings panel: each record with its cause, first fix and evidence lines (links when a
+/* The findings panel: each record with its causes, first fix and evidence lines (links when a
  * site URL is set); `nonce` admits only the panel's own script. */
 function panelHtml(result, source, siteUrl, nonce) {
   const items = result.findings.map((f, i) => {
@@ -74,10 +74,12 @@ function panelHtml(result, source, siteUrl, nonce) {
     const evidence = f.evidence
       .map((e) => `<li><a class="line" href="#" data-file="${escapeHtml(e.file)}" data-line="${e.line}">${escapeHtml(e.file)}:${e.line}</a> <code>${escapeHtml(e.text)}</code></li>`)
       .join("");
+    /* The causes as the log orders them, in the CLI's words (the core's causeLines). */
+    const causes = loadCore().causeLines(f).map((text) => `<p class="cause">${escapeHtml(text)}</p>`).join("");
     const more = f.lines > f.evidence.length ? `<p class="more">+${f.lines - f.evidence.length} more matching line(s)</p>` : "";
     return (
       `<section class="finding" data-id="${escapeHtml(f.id)}"><h2>${i + 1}. ${name} <small>(${escapeHtml(f.id)}, ${escapeHtml(f.role)})</small></h2>` +
-      `<p><b>Likely cause:</b> ${escapeHtml(f.cause)}</p><p><b>First fix:</b> ${escapeHtml(f.fix)}</p><ul>${evidence}</ul>${more}</section>`
+      `${causes}<p><b>First fix:</b> ${escapeHtml(f.fix)}</p><ul>${evidence}</ul>${more}</section>`
     );
   });
   const body = items.length

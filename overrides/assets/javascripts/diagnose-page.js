@@ -44,7 +44,7 @@
         list.appendChild(li);
       });
       card.appendChild(list);
-      if (f.cause) card.appendChild(el("p", {}, "Likely cause: " + f.cause));
+      card.appendChild(window.FailpediaDom.causes(f));
       if (f.fix) card.appendChild(el("p", {}, "First fix: " + f.fix));
       out.appendChild(card);
     });

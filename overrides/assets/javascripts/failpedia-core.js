@@ -1,6 +1,7 @@
-/* Failpedia core: the browser twin of generator/normalize.py, match.py and diagnose.py.
- * Normalises lines, matches the signature library and ranks findings exactly as
- * `failpedia diagnose` does; tests/vectors/*.json hold both sides to the same answers.
+/* Failpedia core: the browser twin of generator/normalize.py, match.py, diagnose.py and causes.py.
+ * Normalises lines, matches the signature library, ranks findings and orders each finding's
+ * causes by the evidence exactly as `failpedia diagnose` does; tests/vectors/*.json and
+ * tests/test_js_core.py hold both sides to the same answers.
  * Plain script: works as a page script, in a Web Worker and under Node (tests). */
 (function (root) {
   "use strict";
@@ -143,6 +144,20 @@
     });
   }
 
+  /* The facts a log states (library.facts: the NCCL, PyTorch, CUDA and driver versions), matched
+   * like signatures; `value` reads the version from the line as found (group 1), as facts.py does. */
+  function compileFacts(library) {
+    var RE2JS = engine(), facts = library.facts || {};
+    return Object.keys(facts).sort().map(function (name) {
+      var fact = facts[name];
+      return {
+        id: "fact." + name, record: "", strength: "fact", fact: name, needles: fact.needles || [],
+        sets: (fact.needles || []).slice(1).map(function (set) { return anyOf(set, false); }),
+        re: RE2JS.compile(fact.pattern, 0), value: RE2JS.compile(fact.pattern, 0)
+      };
+    });
+  }
+
   /* The literal prefilter: the signatures to try on a line, by the needles it holds. */
   function Prefilter(signatures) {
     var needles = [], owners = [];
@@ -175,7 +190,8 @@
   /* A scan keeps, per record, every matching line once; rank shows the MAX_EVIDENCE earliest by time. */
   function Scanner(library) {
     this.library = library;
-    this.signatures = compileLibrary(library);
+    this.signatures = compileLibrary(library).concat(compileFacts(library));
+    this.stated = {};
     this.prefilter = new Prefilter(this.signatures);
     this.findings = {};
     this.fileIndex = -1;
@@ -203,23 +219,53 @@
       if (!line) continue;
       for (var i = 0; i < picked.length; i++) {
         var sig = this.signatures[picked[i]];
-        if (sig.re.test(line)) this.add(sig, segments[s], lineNo);
+        if (!sig.re.test(line)) continue;
+        if (sig.fact) this.state(sig, plain, lineNo);
+        else this.add(sig, plain, lineNo, s); /* the CLI shows the line without its ANSI codes too */
       }
     }
   };
 
-  Scanner.prototype.add = function (sig, text, lineNo) {
+  /* A line counts once however many signatures match it; like the CLI, its evidence names the first
+   * segment that matched and, of the signatures matching there, the first in the record's order. */
+  Scanner.prototype.add = function (sig, text, lineNo, segment) {
     var f = this.findings[sig.record];
     if (!f) f = this.findings[sig.record] = { id: sig.record, evidence: [], seen: {} };
     f.signatures = f.signatures || {};
     f.signatures[sig.id] = sig.strength;
-    var key = this.fileIndex + ":" + lineNo; /* a line counts once however many signatures match it */
-    if (f.seen[key]) return;
-    f.seen[key] = true;
+    var key = this.fileIndex + ":" + lineNo, had = f.seen[key];
+    if (had) {
+      if (had.segment === segment && this.position(sig.id) < this.position(had.signature)) {
+        had.signature = sig.id;
+        had.strength = sig.strength;
+      }
+      return;
+    }
     f.lines = (f.lines || 0) + 1;
     var order = [this.fileIndex, lineNo];
     var t = text.replace(/[\r\n]+$/, "").slice(0, MAX_TEXT);
-    f.evidence.push({ file: this.fileName, line: lineNo, text: t, signature: sig.id, strength: sig.strength, order: order, timestamp: timestampOf(t) });
+    f.seen[key] = { file: this.fileName, line: lineNo, text: t, signature: sig.id, strength: sig.strength, order: order, timestamp: timestampOf(t), segment: segment };
+    f.evidence.push(f.seen[key]);
+  };
+
+  /* A signature's place in its record (library.records[id].signatures), 0 where the library does not say. */
+  Scanner.prototype.position = function (id) {
+    if (!this.positions) {
+      var positions = this.positions = {}, records = this.library.records || {};
+      Object.keys(records).forEach(function (rec) {
+        (records[rec].signatures || []).forEach(function (sig, i) { positions[sig] = i; });
+      });
+    }
+    return this.positions[id] || 0;
+  };
+
+  /* Keep the first (by time) version of a fact the log states, with where it was stated. */
+  Scanner.prototype.state = function (sig, text, lineNo) {
+    var m = sig.value.matcher(text);
+    if (!m.find()) return;
+    var key = [timestampOf(text) || "~", this.fileIndex, lineNo], old = this.stated[sig.fact];
+    if (old && compareKeys(key, old.key) >= 0) return;
+    this.stated[sig.fact] = { key: key, value: m.group(1), file: this.fileName, line: lineNo };
   };
 
   function evidenceKey(e) {
@@ -255,6 +301,121 @@
     return best;
   }
 
+  /* The causes, judged as generator/diagnosis/causes.py judges them: a cause is ruled out by any
+   * `unless` that holds, supported by any `when` that holds, ruled out when every `when` is a
+   * stated version outside its range, else possible; ordered supported, possible, ruled out, then
+   * by the number of reasons, then as the record lists them. Reasons are the CLI's words. */
+  var VERSION_SPEC = /^\s*(nccl|torch|cuda|driver)\s*((?:(?:>=|<=|==|<|>)\s*[0-9]+(?:\.[0-9]+)*\s*,?\s*)+)$/;
+  var BOUND = /(>=|<=|==|<|>)\s*([0-9]+(?:\.[0-9]+)*)/g;
+  var VERDICT_ORDER = { supported: 0, possible: 1, "ruled out": 2 };
+  var REASON_TEXT = 160;
+
+  function versionTuple(text) {
+    return (text.match(/[0-9]+/g) || []).slice(0, 4).map(Number);
+  }
+
+  /* Python's tuple order: element by element, then the shorter first. */
+  function compareTuples(a, b) {
+    var c = compareKeys(a.slice(0, Math.min(a.length, b.length)), b);
+    return c || a.length - b.length;
+  }
+
+  function inRange(version, bounds) {
+    var have = versionTuple(version), tests = {
+      ">=": function (c) { return c >= 0; }, "<=": function (c) { return c <= 0; }, "==": function (c) { return c === 0; },
+      "<": function (c) { return c < 0; }, ">": function (c) { return c > 0; }
+    };
+    var bound, all = true;
+    BOUND.lastIndex = 0;
+    while ((bound = BOUND.exec(bounds)) !== null) all = tests[bound[1]](compareTuples(have, versionTuple(bound[2]))) && all;
+    return all;
+  }
+
+  function versionCondition(spec, seen) {
+    var parsed = VERSION_SPEC.exec(spec);
+    var stated = parsed && seen.versions[parsed[1]];
+    if (!stated) return [null, ""];
+    var bounds = parsed[2].trim().replace(/,+$/, ""), holds = inRange(stated.value, bounds);
+    var label = seen.labels[parsed[1]] || parsed[1];
+    return [holds, label + " " + stated.value + " " + (holds ? "is" : "is not") + " " + bounds + " (" + stated.file + ":" + stated.line + ")"];
+  }
+
+  /* Python slices code points, not UTF-16 units. */
+  function clip(text, n) {
+    var points = Array.from(text);
+    return points.length > n ? points.slice(0, n).join("") : text;
+  }
+
+  function lineCondition(pattern, seen, lines) {
+    var re = seen.patterns[pattern] || (seen.patterns[pattern] = engine().compile(pattern, 0));
+    for (var i = 0; i < lines.length; i++) {
+      if (re.test(normalizeLine(lines[i].text))) return [true, lines[i].file + ":" + lines[i].line + ": " + clip(lines[i].text, REASON_TEXT)];
+    }
+    return [false, ""];
+  }
+
+  function condition(item, seen, lines) {
+    if ("signature" in item) {
+      var sig = !!seen.signatures[item.signature];
+      return [sig, sig ? "signature " + item.signature + " matched" : ""];
+    }
+    if ("record" in item) {
+      var rec = !!seen.records[item.record];
+      return [rec, rec ? item.record + " is in this log too" : ""];
+    }
+    if ("version" in item) return versionCondition(item.version, seen);
+    return lineCondition(item.line, seen, lines);
+  }
+
+  function judge(index, cause, seen, lines) {
+    var decide = function (item) { return condition(item, seen, lines); };
+    var reasons = function (list, verdict) {
+      return list.filter(function (d) { return d[0] === verdict && d[1]; }).map(function (d) { return d[1]; });
+    };
+    var out = function (verdict, why) { return { index: index, title: cause.title, verdict: verdict, reasons: why }; };
+    var against = reasons((cause.unless || []).map(decide), true);
+    if (against.length) return out("ruled out", against);
+    var decided = (cause.when || []).map(decide), support = reasons(decided, true), refuted = reasons(decided, false);
+    if (support.length) return out("supported", support);
+    if (refuted.length && refuted.length === decided.length) return out("ruled out", refuted);
+    return out("possible", []);
+  }
+
+  function judgeCauses(causes, seen, lines) {
+    return causes.map(function (cause, i) { return judge(i, cause, seen, lines); }).sort(function (a, b) {
+      return compareKeys([VERDICT_ORDER[a.verdict], -a.reasons.length, a.index], [VERDICT_ORDER[b.verdict], -b.reasons.length, b.index]);
+    }).map(function (j) { return { title: j.title, verdict: j.verdict, reasons: j.reasons }; });
+  }
+
+  /* What the CLI prints about the causes (generator/diagnosis/explain.py's cause_texts), unwrapped. */
+  function causeLines(finding) {
+    var judged = finding.causes || [];
+    if (!judged.length) return [];
+    var best = judged[0];
+    if (judged.length === 1) return ["Cause: " + best.title];
+    if (judged.every(function (j) { return j.verdict === "possible"; })) {
+      var note = "the log does not tell the " + judged.length + " causes apart; to decide: " + finding.confirm;
+      return ["Most common cause: " + best.title + " (" + note + ")"];
+    }
+    var lines = [best.verdict === "supported" ? "Likely cause: " + best.title + " (" + best.reasons.join("; ") + ")" : "Possible cause: " + best.title];
+    judged.slice(1).forEach(function (j) {
+      if (j.verdict === "ruled out") lines.push("Ruled out: " + j.title + " (" + j.reasons.join("; ") + ")");
+    });
+    return lines;
+  }
+
+  /* What the whole report saw, as diagnose.py's Seen: every matched signature and record, the stated versions. */
+  Scanner.prototype.seen = function () {
+    var signatures = {}, records = {}, versions = {}, labels = {}, facts = this.library.facts || {};
+    Object.keys(this.findings).forEach(function (id) {
+      records[id] = true;
+      Object.keys(this.findings[id].signatures).forEach(function (sig) { signatures[sig] = true; });
+    }, this);
+    Object.keys(this.stated).forEach(function (name) { versions[name] = this.stated[name]; }, this);
+    Object.keys(facts).forEach(function (name) { labels[name] = facts[name].label; });
+    return { signatures: signatures, records: records, versions: versions, labels: labels, patterns: {} };
+  };
+
   /* Rank as generator/diagnose.py does: the earliest lines by time kept per record,
    * initiating before downstream, then score, then earliest time and position, then id. */
   Scanner.prototype.rank = function () {
@@ -275,6 +436,7 @@
       f.role = causePresent || (strength === "wrapper" && anySpecific) ? "downstream" : "initiating";
       f.first = f.evidence[0];
     });
+    var seen = this.seen();
     list.sort(function (a, b) {
       return compareKeys(
         [a.role !== "initiating" ? 1 : 0, -a.score].concat(evidenceKey(a.first), [a.id]),
@@ -283,12 +445,13 @@
     });
     return list.map(function (f) {
       var rec = records[f.id] || {};
+      var evidence = f.evidence.slice(0, MAX_EVIDENCE).map(function (e) {
+        return { file: e.file, line: e.line, text: e.text, signature: e.signature };
+      });
+      var causes = judgeCauses(rec.causes || (rec.cause ? [{ title: rec.cause }] : []), seen, evidence);
       return {
-        id: f.id, title: rec.title, score: f.score, role: f.role, url: rec.url, cause: rec.cause, fix: rec.fix,
-        lines: f.lines,
-        evidence: f.evidence.slice(0, MAX_EVIDENCE).map(function (e) {
-          return { file: e.file, line: e.line, text: e.text, signature: e.signature };
-        })
+        id: f.id, title: rec.title, score: f.score, role: f.role, url: rec.url, fix: rec.fix, confirm: rec.confirm,
+        cause: causes.length ? causes[0].title : rec.cause, causes: causes, lines: f.lines, evidence: evidence
       };
     });
   };
@@ -430,7 +593,7 @@
 
   var api = {
     normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
-    compileLibrary: compileLibrary, searchQuery: searchQuery, NeedleSearch: NeedleSearch, Triage: Triage
+    compileLibrary: compileLibrary, judgeCauses: judgeCauses, causeLines: causeLines, searchQuery: searchQuery, NeedleSearch: NeedleSearch, Triage: Triage
   };
   root.FailpediaCore = api;
   if (typeof module !== "undefined" && module.exports) module.exports = api;

@@ -64,7 +64,30 @@
     return box;
   }
 
-  window.FailpediaDom = { el: el, triage: triageBox };
+  /* A finding's causes as the log orders them (FailpediaCore.causeLines: the CLI's words), then every
+   * cause with its verdict and the lines or versions that decided it. */
+  function causesBox(finding) {
+    var box = el("div", { "class": "fp-causes" });
+    window.FailpediaCore.causeLines(finding).forEach(function (text) { box.appendChild(el("p", { "class": "fp-cause" }, text)); });
+    if ((finding.causes || []).length < 2) return box;
+    var all = el("details", { "class": "fp-cause-list" });
+    all.appendChild(el("summary", {}, "All " + finding.causes.length + " causes, as this log orders them"));
+    var ol = el("ol");
+    finding.causes.forEach(function (c) {
+      var li = el("li", { "data-verdict": c.verdict }, c.title + " (" + c.verdict + ")");
+      if (c.reasons.length) {
+        var why = el("ul");
+        c.reasons.forEach(function (r) { why.appendChild(el("li", {}, r)); });
+        li.appendChild(why);
+      }
+      ol.appendChild(li);
+    });
+    all.appendChild(ol);
+    box.appendChild(all);
+    return box;
+  }
+
+  window.FailpediaDom = { el: el, triage: triageBox, causes: causesBox };
 
   function entryBox(card) {
     var id = card.getAttribute("data-entry-id");
@@ -90,6 +113,7 @@
           var ul = el("ul");
           mine.evidence.forEach(function (e) { ul.appendChild(el("li", {}, "line " + e.line + ": " + e.text)); });
           result.appendChild(ul);
+          result.appendChild(causesBox(mine));
         } else {
           result.appendChild(el("p", { "class": "fp-no" }, "No: none of this record's signatures match."));
         }
