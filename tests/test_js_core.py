@@ -22,7 +22,7 @@ from generator.patterns.normalize import normalize_line
 from generator.patterns.translate import needles
 from generator.records.pipeline import load_catalog
 from generator.signatures.export import EXPORTERS, ExportOptions
-from generator.signatures.facts import fact_signatures
+from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases, load_coverage
@@ -58,7 +58,12 @@ TRIAGE_LOGS = (
 SYSTEM_ERROR = "RuntimeError: NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)"
 CLOSED_LINE = "Net : Connection closed by remote peer"
 SHM_LINE = "Error while creating shared memory segment /dev/shm/nccl-vzIpS6 (size 9637888)"
+DISK_LOG = (
+    "2024-01-01 10:00:09 saving checkpoint\n\x1b[31mOSError: [Errno 28] No space left on device\x1b[0m\n"
+    "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory\n"
+)
 DECIDING_LOGS = [
+    [{"name": "disk.log", "text": DISK_LOG}],  # a `log:` condition: a line outside the finding decides
     [{"name": "new.log", "text": f"{SYSTEM_ERROR}, NCCL version 2.25.1\nLast error:\nsomething else\n"}],
     [{"name": "old.log", "text": f"{SYSTEM_ERROR}, NCCL version 2.10.3 Last error: {CLOSED_LINE}\n"}],
     [{"name": "shm.log", "text": f"{SYSTEM_ERROR}, NCCL version 2.19.3 Last error: {SHM_LINE}\n"}],
@@ -211,7 +216,7 @@ def python_causes(files: list[dict[str, str]], matcher: Matcher) -> list[dict[st
 
 @pytest.fixture(scope="module")
 def cli_causes() -> list[list[dict[str, object]]]:
-    matcher = Matcher((*CATALOG.signatures, *fact_signatures()))
+    matcher = Matcher(diagnosis_signatures(CATALOG))
     return [python_causes(files, matcher) for files in CAUSE_LOGS]
 
 
@@ -231,7 +236,7 @@ def test_the_causes_check_covers_decided_and_undecided_logs(cli_causes: list[lis
     check = "Rerun with `NCCL_DEBUG=WARN` (or INFO with `NCCL_DEBUG_SUBSYS=INIT,NET,SHM`) and find the first WARN line"
     assert [f["texts"] for f in found] == [
         [f"Possible cause: {shm}", f"Ruled out: {dead_peer} (NCCL 2.25.1 is >=2.13 (new.log:1))"],
-        [f"Likely cause: {dead_peer} (old.log:1: {DECIDING_LOGS[1][0]['text'].rstrip()})"],
+        [f"Likely cause: {dead_peer} (old.log:1: {DECIDING_LOGS[2][0]['text'].rstrip()})"],
         [
             f"Likely cause: {shm} ({shm_reason}; nccl-shm-exhausted is in this log too)",
             f"Ruled out: {dead_peer} (NCCL 2.19.3 is >=2.13 (shm.log:1))",
@@ -243,6 +248,12 @@ def test_the_causes_check_covers_decided_and_undecided_logs(cli_causes: list[lis
         [f"Possible cause: {shm}", f"Ruled out: {dead_peer} (NCCL 2.18.1 is >=2.13 (b.log:1))"],
     ]
     assert [e["text"] for e in found[3]["evidence"]] == [SYSTEM_ERROR]  # type: ignore[attr-defined]
+
+
+def test_a_line_anywhere_in_the_log_decides_in_both(cli_causes: list[list[dict[str, object]]]) -> None:
+    found = next(f for f in cli_causes[-6] if f["id"] == "checkpoint-corrupt")
+    disk = "Disk full or quota exceeded during save"
+    assert found["texts"][0] == f"Likely cause: {disk} (disk.log:2: OSError: [Errno 28] No space left on device)"
 
 
 def test_browser_judges_conditions_as_cli(node_results: dict[str, object]) -> None:

@@ -16,10 +16,10 @@ from typing import Any
 from generator.patterns.translate import needles, to_js
 from generator.records.model import Catalog, Entry, Signature
 from generator.records.schema import schema_path
-from generator.signatures.facts import FACT_NAMES, FACT_PATTERNS
+from generator.signatures.facts import FACT_NAMES, FACT_PATTERNS, condition_patterns
 
 LIBRARY_SCHEMA = "signatures.schema.json"
-LIBRARY_SCHEMA_VERSION = "1.2.0"
+LIBRARY_SCHEMA_VERSION = "1.3.0"
 LOCK_FILE = "library.lock.json"
 NORMALIZATION = "ANSI escape codes and leading rank, timestamp and host:pid:tid prefixes are removed before matching"
 
@@ -100,6 +100,7 @@ def signature_library(catalog: Catalog, version: str, site_url: str = "") -> dic
         "normalization": NORMALIZATION,
         "renames": dict(catalog.renames),
         "facts": fact_items(),
+        "conditions": [{"pattern": p, "needles": needles(p)} for p in condition_patterns(catalog)],
         "records": {entry.id: record_item(entry, site_url) for entry in catalog.entries},
         "signatures": sorted(items, key=lambda item: item["id"]),
     }

@@ -158,6 +158,19 @@
     });
   }
 
+  /* The patterns of `log:` cause conditions (library.conditions): any line of the log may decide
+   * one, so they are matched in the same scan, as facts.py's condition pseudo-signatures are. */
+  function compileConditions(library) {
+    var RE2JS = engine();
+    return (library.conditions || []).map(function (item) {
+      return {
+        id: "cond." + item.pattern, record: "", strength: "fact", condition: item.pattern, needles: item.needles || [],
+        sets: (item.needles || []).slice(1).map(function (set) { return anyOf(set, false); }),
+        re: RE2JS.compile(item.pattern, 0)
+      };
+    });
+  }
+
   /* The literal prefilter: the signatures to try on a line, by the needles it holds. */
   function Prefilter(signatures) {
     var needles = [], owners = [];
@@ -190,8 +203,9 @@
   /* A scan keeps, per record, every matching line once; rank shows the MAX_EVIDENCE earliest by time. */
   function Scanner(library) {
     this.library = library;
-    this.signatures = compileLibrary(library).concat(compileFacts(library));
+    this.signatures = compileLibrary(library).concat(compileFacts(library), compileConditions(library));
     this.stated = {};
+    this.logged = {};
     this.prefilter = new Prefilter(this.signatures);
     this.findings = {};
     this.fileIndex = -1;
@@ -221,6 +235,7 @@
         var sig = this.signatures[picked[i]];
         if (!sig.re.test(line)) continue;
         if (sig.fact) this.state(sig, plain, lineNo);
+        else if (sig.condition) this.logLine(sig, plain, lineNo);
         else this.add(sig, plain, lineNo, s); /* the CLI shows the line without its ANSI codes too */
       }
     }
@@ -266,6 +281,13 @@
     var key = [timestampOf(text) || "~", this.fileIndex, lineNo], old = this.stated[sig.fact];
     if (old && compareKeys(key, old.key) >= 0) return;
     this.stated[sig.fact] = { key: key, value: m.group(1), file: this.fileName, line: lineNo };
+  };
+
+  /* Keep the first (by time) line each `log:` condition matched, with where it is. */
+  Scanner.prototype.logLine = function (sig, text, lineNo) {
+    var key = [timestampOf(text) || "~", this.fileIndex, lineNo], old = this.logged[sig.condition];
+    if (old && compareKeys(key, old.key) >= 0) return;
+    this.logged[sig.condition] = { key: key, value: clip(text.replace(/[\r\n]+$/, ""), REASON_TEXT), file: this.fileName, line: lineNo };
   };
 
   function evidenceKey(e) {
@@ -364,6 +386,10 @@
       return [rec, rec ? item.record + " is in this log too" : ""];
     }
     if ("version" in item) return versionCondition(item.version, seen);
+    if ("log" in item) {
+      var logged = seen.lines[item.log];
+      return logged ? [true, logged.file + ":" + logged.line + ": " + logged.value] : [false, ""];
+    }
     return lineCondition(item.line, seen, lines);
   }
 
@@ -413,7 +439,7 @@
     }, this);
     Object.keys(this.stated).forEach(function (name) { versions[name] = this.stated[name]; }, this);
     Object.keys(facts).forEach(function (name) { labels[name] = facts[name].label; });
-    return { signatures: signatures, records: records, versions: versions, labels: labels, patterns: {} };
+    return { signatures: signatures, records: records, versions: versions, labels: labels, lines: this.logged, patterns: {} };
   };
 
   /* Rank as generator/diagnose.py does: the earliest lines by time kept per record,
