@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from generator import cache
+from generator.signatures import match
 
 from .workspace import write_record
 
@@ -174,8 +175,8 @@ def test_damaged_per_record_results_are_ignored_and_everything_is_checked(tmp_pa
     assert cache.read_checked() == {}
     files = cache.discover([tmp_path / "ws" / "entries"])
     digest = cache.hashlib.sha256(files[0].read_bytes()).hexdigest()
-    checked.write_text(f'{{"{digest}": 1}}', encoding="utf-8")
-    assert cache.read_checked() == {digest: 1}
+    checked.write_text(f'{{"{digest}": {{"id": "widget"}}}}', encoding="utf-8")
+    assert cache.read_checked() == {digest: {"id": "widget"}}
     _, loaded, catalog = cache.validated_catalog(tmp_path / "ws" / "entries", tmp_path / "ws")
     assert loaded is not None and loaded.issues == () and [entry.id for entry in catalog.entries] == ["widget"]
     assert list(cache.read_checked()) == [digest] and cache.read_checked()[digest]["id"] == "widget"
@@ -227,3 +228,57 @@ def test_a_damaged_or_unusable_database_is_a_miss(tmp_path: Path, monkeypatch: p
     assert cache.read_database("k") is None and cache.read_database("missing") is None
     monkeypatch.setattr(cache, "hyperscan", None)
     assert cache.read_database("k") is None
+
+
+def test_a_record_whose_bytes_passed_before_is_recalled_not_parsed(tmp_path: Path) -> None:
+    write_record(tmp_path / "ws", "memory", "widget")
+    entries = tmp_path / "ws" / "entries"
+    _, first, _ = cache.validated_catalog(entries, tmp_path / "ws")
+    assert first is not None
+    digest = cache.hashlib.sha256(cache.discover([entries])[0].read_bytes()).hexdigest()
+    data = dict(cache.read_checked()[digest], title="Recalled")
+    cache.replace_cache_file("checked", cache.checks_key(), {digest: data})
+    (tmp_path / "cache" / f"records-{cache.cache_key(cache.discover([entries]))}.json").unlink()
+    cache.READ.clear()
+    _, loaded, catalog = cache.validated_catalog(entries, tmp_path / "ws")
+    assert loaded is not None and loaded.issues == () and [entry.title for entry in catalog.entries] == ["Recalled"]
+
+
+def test_issues_and_recalled_catalogs_keep_their_workspace(tmp_path: Path) -> None:
+    write_record(tmp_path / "ws", "memory", "index")
+    loaded, _, _ = cache.load_for_diagnosis(tmp_path / "ws" / "entries", tmp_path / "ws")
+    assert loaded is not None and [str(issue).split(":")[0] for issue in loaded.issues] == ["entries/memory/index.yaml"]
+    write_record(tmp_path / "ok", "memory", "widget")
+    for _ in range(2):
+        _, recalled = cache.load_validated(tmp_path / "ok" / "entries", tmp_path / "ok")
+        assert [entry.id for entry in recalled.catalog.entries] == ["widget"]
+
+
+def test_keys_with_dashes_replace_only_their_own_kind(tmp_path: Path) -> None:
+    cache.write_outputs("k1", {})
+    cache.write_outputs("k-2", {})
+    assert cache_files(tmp_path) == ["outputs-k-2.json"]
+
+
+def test_an_outputs_key_changes_with_an_input_path(tmp_path: Path) -> None:
+    for name in ("a.yaml", "b.yaml"):
+        (tmp_path / name).write_text("same", encoding="utf-8")
+    assert cache.outputs_key("r", [tmp_path / "a.yaml"], "s") != cache.outputs_key("r", [tmp_path / "b.yaml"], "s")
+
+
+def test_recalled_databases_are_not_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_record(tmp_path / "ws", "memory", "widget")
+    entries = tmp_path / "ws" / "entries"
+    _, _, matcher = cache.load_for_diagnosis(entries, tmp_path / "ws")
+    matcher.every_line()
+    key = cache.cache_key(cache.discover([entries]))
+    compiled: list[bool] = []
+    real = match.block_database
+    monkeypatch.setattr(match, "block_database", lambda *args, **kw: compiled.append(True) or real(*args, **kw))
+    _, _, recalled = cache.load_for_diagnosis(entries, tmp_path / "ws")
+    recalled.every_line()
+    assert compiled == []
+    stored = {kind: (tmp_path / "cache" / f"{kind}-{key}.hs").read_bytes() for kind in ("patterns", "every")}
+    assert stored["patterns"] != stored["every"]
+    assert match.hyperscan.dumpb(recalled.database) == stored["patterns"]
+    assert match.hyperscan.dumpb(recalled.every) == stored["every"]

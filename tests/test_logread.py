@@ -225,6 +225,7 @@ def test_sources_are_opened_or_fail_with_a_reason(tmp_path: Path) -> None:
     (tmp_path / "log.txt").write_bytes(b"a\n")
     opened = open_source(str(tmp_path / "log.txt"), None)
     assert (opened.name, opened.notes, opened.failed) == (str(tmp_path / "log.txt"), [], False)
+    assert read(opened) == ([(1, b"a\n")], [], False)
     close_source(opened)
     assert opened.stream.closed
     reasons = [
@@ -254,3 +255,8 @@ def test_standard_input_is_read_and_never_closed() -> None:
     assert open_source("-", stdin).notes == ["standard input is closed"]
     close_source(failed_source("x", "gone"))
     assert not EMPTY.closed
+
+
+def test_broken_utf16_is_replaced_not_fatal() -> None:
+    data = b"\xff\xfe" + "a\n".encode("utf-16-le") + b"\x00\xd8" + "b\n".encode("utf-16-le") + b"c"
+    assert read(data, 4) == ([(1, b"a\n"), (2, "\ufffdb\n".encode()), (3, "\ufffd".encode())], [], False)
