@@ -216,8 +216,9 @@ def test_peek_returns_the_head_and_every_chunk() -> None:
 
 
 def test_line_ends_are_found_first_and_last() -> None:
-    assert [first_line_end(text) for text in (b"ab", b"a\nb\r", b"a\rb\n", b"\n")] == [0, 2, 2, 1]
+    assert [first_line_end(text) for text in (b"ab", b"a\nb\r", b"a\rb\n", b"\n", b"a\rb\rc\n")] == [0, 2, 2, 1, 2]
     assert [last_line_end(b"a\nb\rc", start) for start in (0, 2, 4, 5)] == [4, 4, 4, 5]
+    assert last_line_end(b"a\rb\rc", 0) == 4 and last_line_end(b"a\nb\nc", 0) == 4
     assert last_line_end(b"a\rb\nc", 0) == 4 and last_line_end(b"abc", 1) == 1
 
 
@@ -260,3 +261,27 @@ def test_standard_input_is_read_and_never_closed() -> None:
 def test_broken_utf16_is_replaced_not_fatal() -> None:
     data = b"\xff\xfe" + "a\n".encode("utf-16-le") + b"\x00\xd8" + "b\n".encode("utf-16-le") + b"c"
     assert read(data, 4) == ([(1, b"a\n"), (2, "\ufffdb\n".encode()), (3, "\ufffd".encode())], [], False)
+
+
+def test_a_long_unfinished_last_line_in_one_chunk_is_windowed() -> None:
+    assert read(b"x\n" + b"a" * 20, 64, 8) == (
+        [(1, b"x\n"), (2, b"a" * 20), (2, b"a" * 20)],
+        ["a line longer than 8 bytes was scanned in overlapping windows"],
+        False,
+    )
+
+
+def test_an_unfinished_line_exactly_at_the_limit_is_not_windowed() -> None:
+    assert read(b"a" * 12, 4, 12) == ([(1, b"a" * 12)], [], False)
+
+
+def test_a_window_past_the_first_block_is_not_checked_for_utf8() -> None:
+    assert read(b"ok\n\xff" + b"a" * 5000, 4096, 4096)[1] == [
+        "a line longer than 4096 bytes was scanned in overlapping windows"
+    ]
+
+
+def test_gzipped_blocks_are_bounded_by_the_block_size() -> None:
+    source = Source("log", io.BytesIO(gzip.compress(TEXT.encode())))
+    sizes = [block.end - block.start for _, block in blocks(source, 32)]
+    assert max(sizes) <= 32 + max(len(line) for line in LINES) + 1 and sum(sizes) == len(TEXT)

@@ -228,6 +228,7 @@ def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkey
         ("boom\x1c\x85\u3000", "boom\x1c\x85\u3000"),
         ("\n[rank0]: boom", "\n[rank0]: boom"),
         ("", ""),
+        ("Xid 79: boom", "Xid 79: boom"),
     ],
 )
 def test_normalize_strips_leading_prefixes_up_to_eight_and_only_ascii_trailing_space(line: str, expected: str) -> None:
