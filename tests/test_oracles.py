@@ -17,7 +17,7 @@ from generator.patterns.dialect import (
     re2_options,
     signature_matches,
 )
-from generator.patterns.translate import Untranslatable, key_text, to_ere, to_js, to_rust
+from generator.patterns.translate import Untranslatable, key_text, needles, to_ere, to_js, to_rust
 
 NESTED = "nested quantifier (a+)+ can backtrack exponentially"
 LEADING_CLASS = "a leading repeated class is quadratic in backtracking engines; one class matches the same lines"
@@ -177,3 +177,25 @@ def test_a_pattern_set_reports_every_matching_index_in_both_case_modes() -> None
     assert found.search("") == []
     assert [indexes for _, indexes in compile_set([("a", True)]).sets] == [(0,)]
     assert compile_set([]).sets == ()
+
+
+NEEDLES = [
+    ("CUDA out of memory\\. Tried to allocate", [["CUDA out of memory. Tried to allocate"]]),
+    ("loss \\d+ nan", [[" nan"], ["loss "]]),
+    ("abcd\\d+xyz", [["xyz"], ["abcd"]]),
+    ("Watchdog (caught|saw) timeout", [[" timeout"], ["Watchdog "], ["caught", "saw"]]),
+    ("ab?c", [["a"], ["c"]]),
+    ("x+y", [["x"], ["y"]]),
+    ("abc{2}d", [["abc"], ["d"]]),
+    ("ab{0,2}cd", [["cd"], ["a"]]),
+    ("a|bc|def", [["a", "bc", "def"]]),
+    ("a|\\d", []),
+    ("(?:ab)+cd", [["ab"], ["cd"]]),
+    ("(ab)?cde", [["cde"]]),
+    ("", []),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), NEEDLES)
+def test_needles(pattern: str, expected: list[list[str]]) -> None:
+    assert needles(pattern) == expected
