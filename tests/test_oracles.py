@@ -199,3 +199,18 @@ NEEDLES = [
 @pytest.mark.parametrize(("pattern", "expected"), NEEDLES)
 def test_needles(pattern: str, expected: list[list[str]]) -> None:
     assert needles(pattern) == expected
+
+
+def test_grep_keeps_a_capital_x_and_is_case_sensitive_by_default() -> None:
+    assert (to_ere("Xid"), to_ere("[XY]"), to_ere("abc")) == ("Xid", "[XY]", "abc")
+
+
+def test_a_carriage_return_in_a_class_cannot_match_in_grep() -> None:
+    with pytest.raises(Untranslatable) as caught:
+        to_ere("[\\r]")
+    assert str(caught.value) == "a line break inside a class cannot match in grep"
+
+
+@pytest.mark.parametrize(("pattern", "text"), [("ab?", "a"), ("a|b", "a … b")])
+def test_key_text_ends_and_alternations(pattern: str, text: str) -> None:
+    assert key_text(pattern) == text
