@@ -282,3 +282,15 @@ def test_recalled_databases_are_not_compiled_again(tmp_path: Path, monkeypatch: 
     assert stored["patterns"] != stored["every"]
     assert match.hyperscan.dumpb(recalled.database) == stored["patterns"]
     assert match.hyperscan.dumpb(recalled.every) == stored["every"]
+
+
+def test_issues_found_after_damaged_recalled_data_keep_their_workspace(tmp_path: Path) -> None:
+    (tmp_path / "cache").mkdir()
+    write_record(tmp_path / "ws", "memory", "widget")
+    write_record(tmp_path / "ws", "memory", "index")
+    entries = tmp_path / "ws" / "entries"
+    widget = next(path for path in cache.discover([entries]) if path.stem == "widget")
+    digest = cache.hashlib.sha256(widget.read_bytes()).hexdigest()
+    cache.replace_cache_file("checked", cache.checks_key(), {digest: {"id": "widget"}})
+    _, loaded, _ = cache.validated_catalog(entries, tmp_path / "ws")
+    assert loaded is not None and [str(issue).split(":")[0] for issue in loaded.issues] == ["entries/memory/index.yaml"]

@@ -214,3 +214,18 @@ def test_a_carriage_return_in_a_class_cannot_match_in_grep() -> None:
 @pytest.mark.parametrize(("pattern", "text"), [("ab?", "a"), ("a|b", "a … b")])
 def test_key_text_ends_and_alternations(pattern: str, text: str) -> None:
     assert key_text(pattern) == text
+
+
+def test_class_ranges_and_members_per_target() -> None:
+    assert (to_rust("[_(-+]"), to_js("[_(-+]")) == ("[_(-+]", "[_(-+]")
+    assert (to_rust("[a-]"), to_js("[a-]"), to_ere("[a-]")) == ("[a\\-]", "[a\\-]", "[a-]")
+    assert (to_rust("a\\Bb"), to_js("a\\Bb"), to_ere("a\\Bb")) == ("a(?-u:\\B)b", "a\\Bb", "a\\Bb")
+    with pytest.raises(Untranslatable) as caught:
+        to_rust("[\\D]")
+    assert str(caught.value) == "\\D inside a class"
+
+
+def test_needles_and_key_text_of_escaped_operators_groups_and_counted_repeats() -> None:
+    assert needles("a\\+b") == [["a+b"]]
+    assert needles("x(?:ab|cd)y") == [["ab", "cd"], ["x"], ["y"]]
+    assert key_text("a{2}bc{3}d") == "abcd"
