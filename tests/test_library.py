@@ -12,6 +12,7 @@ import yaml
 
 from generator.records.load import SourceDoc
 from generator.records.model import Catalog, build_catalog
+from generator.signatures import library
 from generator.signatures.library import (
     bumped,
     dump,
@@ -145,3 +146,13 @@ def test_the_library_document_of_the_minimal_record() -> None:
 
 def test_a_fingerprint_hashes_the_pattern_and_its_flags() -> None:
     assert fingerprints(catalog_of(MINIMAL)) == {"minimal-record-exploded": "c5329bf9bec45684"}
+
+
+def test_without_a_lock_the_library_starts_at_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(library, "schema_path", lambda name: tmp_path / name)
+    assert read_lock() == {"version": "0.0.0", "fingerprints": {}, "content": ""}
+
+
+def test_a_record_url_keeps_a_site_path_ending_in_x() -> None:
+    assert library.record_url("a", "https://h.example/X/") == "https://h.example/X/entries/a/"
+    assert library.record_url("a", "") == "/entries/a/"
