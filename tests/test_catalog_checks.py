@@ -4,6 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.records.errors import GeneratorError, Issue, Location, has_errors
+from generator.records.locate import (
+    child_pointer,
+    escape_token,
+    find_mark,
+    parent_pointer,
+    pointer_from_path,
+    unescape_token,
+)
 from generator.records.pipeline import load_catalog
 
 from .workspace import write_record
@@ -57,3 +66,47 @@ def test_downstream_of_must_name_a_record(tmp_path: Path) -> None:
         "entries/memory/widget.yaml:41:25: error[catalog.unknown-id] /downstream_of/1: no record has id "
         "'no-such-record'"
     ]
+
+
+def test_locations_and_issues_are_written_path_line_col() -> None:
+    assert [str(Location("a.yaml", line, col)) for line, col in ((0, 5), (-1, 0), (1, 0), (2, 7))] == [
+        "a.yaml",
+        "a.yaml",
+        "a.yaml:1:0",
+        "a.yaml:2:7",
+    ]
+    warning = Issue(Location("a.yaml", 3, 4), "/id", "catalog.x", "bad", "warning")
+    assert str(warning) == "a.yaml:3:4: warning[catalog.x] /id: bad"
+    assert str(Issue(Location("a.yaml"), "", "load.y", "worse")) == "a.yaml: error[load.y] worse"
+    assert [has_errors(issues) for issues in ([], [warning], (warning, Issue(Location("b"), "", "c", "m")))] == [
+        False,
+        False,
+        True,
+    ]
+    error = GeneratorError("stopped", (warning,))
+    assert (str(error), error.issues, GeneratorError("x").issues) == ("stopped", (warning,), ())
+
+
+def test_json_pointers_escape_and_find_the_nearest_mark() -> None:
+    assert (escape_token("a~/b"), escape_token(3), unescape_token("a~0~1b"), unescape_token("~01")) == (
+        "a~0~1b",
+        "3",
+        "a~/b",
+        "~1",
+    )
+    assert (child_pointer("/a", "b/c"), pointer_from_path(["a", 0, "x~"]), pointer_from_path([])) == (
+        "/a/b~1c",
+        "/a/0/x~0",
+        "",
+    )
+    assert [parent_pointer(pointer) for pointer in ("/a/b", "/a", "")] == ["/a", "", ""]
+    values = {"/a": (2, 3), "/a/b": (4, 5)}
+    keys = {"/a/c": (6, 1), "/a/b": (9, 9)}
+    assert [find_mark(pointer, values, keys) for pointer in ("/a/c", "/a/b", "/a/b/0/z", "/q", "")] == [
+        (6, 1),
+        (4, 5),
+        (4, 5),
+        (1, 1),
+        (1, 1),
+    ]
+    assert find_mark("/a/c", values) == (2, 3)

@@ -12,7 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from generator.diagnosis.causes import Seen, Stated, condition, in_range, judge_causes, undecided, version_condition
+from generator.diagnosis.causes import (
+    Judged,
+    Seen,
+    Stated,
+    condition,
+    in_range,
+    judge_causes,
+    undecided,
+    version_condition,
+    version_tuple,
+)
 from generator.diagnosis.diagnose import diagnose
 from generator.diagnosis.logread import Source
 from generator.records.pipeline import load_catalog
@@ -167,3 +177,72 @@ def test_conditions_naming_unknown_signatures_or_hostile_patterns_are_refused(tm
     assert ("catalog.unknown-signature", "/causes/1/when/1/signature") in codes
     assert any(code == "signature.dialect" and pointer == "/causes/3/when/0/line" for code, pointer in codes)
     assert any(code == "signature.dialect" and pointer == "/causes/2/when/1/log" for code, pointer in codes)
+
+
+def test_versions_compare_by_their_first_four_numbers() -> None:
+    assert version_tuple("2.18.1+cuda12.1") == (2, 18, 1, 12) and version_tuple("535.104.05") == (535, 104, 5)
+    cases = [("2.4.0", "==2.4.0"), ("2.4", "<=2.4"), ("2.4", ">2.4"), ("2.3.9", ">= 2.2 , < 2.4"), ("2.4", "<2.4")]
+    assert [in_range(version, bounds) for version, bounds in cases] == [True, True, False, True, False]
+
+
+def test_a_version_condition_says_what_the_log_states_and_where() -> None:
+    seen = Seen(versions={"torch": Stated("2.3.1", "w.log", 7), "driver": Stated("535.1", "smi.txt", 2)})
+    assert version_condition(" torch >= 2.2, <2.4, ", seen) == (True, "PyTorch 2.3.1 is >= 2.2, <2.4 (w.log:7)")
+    assert version_condition("driver<530", seen) == (False, "the NVIDIA driver 535.1 is not <530 (smi.txt:2)")
+    assert version_condition("torch~=2.2", seen) == (None, "")
+    assert version_condition("cuda>=12", seen) == (None, "")
+
+
+def test_conditions_name_the_evidence_that_decides_them() -> None:
+    seen = Seen(signatures={"sig-a"}, records={"rec-b"})
+    lines = [("a.log", 3, "no"), ("a.log", 5, "[rank1]: shm " + "x" * 200), ("b.log", 1, "shm too")]
+    assert [condition(item, seen, lines) for item in ({"signature": "sig-a"}, {"signature": "sig-z"})] == [
+        (True, "signature sig-a matched"),
+        (False, ""),
+    ]
+    assert [condition(item, seen, lines) for item in ({"record": "rec-b"}, {"record": "rec-z"})] == [
+        (True, "rec-b is in this log too"),
+        (False, ""),
+    ]
+    assert condition({"line": "shm x"}, seen, lines) == (True, "a.log:5: [rank1]: shm " + "x" * 147)
+    assert condition({"line": "absent"}, seen, lines) == (False, "")
+    assert condition({"version": "nccl<2"}, seen, lines) == (None, "")
+
+
+def test_a_cause_is_ruled_out_only_by_what_the_log_states() -> None:
+    seen = Seen(signatures={"s"}, versions={"nccl": Stated("2.18.1", "a.log", 1)})
+    causes = [
+        {"title": "two reasons", "when": [{"signature": "s"}, {"version": "nccl>=2.10"}]},
+        {"title": "unless undecided", "when": [{"record": "r"}], "unless": [{"version": "torch>=2"}]},
+        {"title": "old nccl", "when": [{"version": "nccl<2.10"}, {"version": "nccl<2.12"}]},
+        {"title": "old nccl or a line", "when": [{"version": "nccl<2.10"}, {"line": "absent"}]},
+        {"title": "one reason", "when": [{"signature": "s"}]},
+        {
+            "title": "three against",
+            "unless": [{"signature": "s"}, {"version": "nccl>=2"}, {"record": "r"}, {"version": "nccl>=1"}],
+        },
+    ]
+    judged = judge_causes(causes, seen, [])
+    assert [(j.title, j.verdict, j.reasons) for j in judged] == [
+        ("two reasons", "supported", ("signature s matched", "NCCL 2.18.1 is >=2.10 (a.log:1)")),
+        ("one reason", "supported", ("signature s matched",)),
+        ("unless undecided", "possible", ()),
+        ("old nccl or a line", "possible", ()),
+        (
+            "three against",
+            "ruled out",
+            ("signature s matched", "NCCL 2.18.1 is >=2 (a.log:1)", "NCCL 2.18.1 is >=1 (a.log:1)"),
+        ),
+        ("old nccl", "ruled out", ("NCCL 2.18.1 is not <2.10 (a.log:1)", "NCCL 2.18.1 is not <2.12 (a.log:1)")),
+    ]
+    assert [j.index for j in judged] == [0, 4, 1, 3, 5, 2]
+
+
+def test_undecided_needs_several_causes_all_possible() -> None:
+    possible, supported = Judged(0, "a", "possible"), Judged(1, "b", "supported", ("x",))
+    assert [undecided(js) for js in ([possible], [possible, possible], [possible, supported], [])] == [
+        False,
+        True,
+        False,
+        False,
+    ]

@@ -12,6 +12,7 @@ import yaml
 
 from generator.records.load import SourceDoc
 from generator.records.model import Catalog, build_catalog
+from generator.signatures import library
 from generator.signatures.library import (
     bumped,
     dump,
@@ -97,3 +98,61 @@ def test_dump_writes_utf8_text_not_escapes() -> None:
 def test_read_lock_reads_the_committed_lock() -> None:
     committed = json.loads((Path(__file__).parent.parent / "schema" / "library.lock.json").read_text(encoding="utf-8"))
     assert read_lock() == committed and committed["version"] != "0.0.0"
+
+
+def test_the_library_document_of_the_minimal_record() -> None:
+    data = changed("new signature")
+    data["renamed_from"] = ["old-minimal"]
+    library = signature_library(catalog_of(data), "1.2.3", "https://x.example")
+    item = {
+        "id": "minimal-record-exploded",
+        "record": "minimal-record",
+        "title": "Minimal record",
+        "category": "memory",
+        "severity": "fatal",
+        "strength": "specific",
+        "pattern": "Widget exploded after [0-9]+ tries",
+        "flags": "",
+        "description": "The widget gave up.",
+        "url": "https://x.example/entries/minimal-record/",
+        "js": "Widget exploded after [0-9]+ tries",
+        "needles": [[" tries"], ["Widget exploded after "]],
+        "examples": {
+            "match": ["[rank3]: Widget exploded after 12 tries", "Widget exploded after 1 tries"],
+            "no_match": ["Widget nearly exploded", "Widget exploded after many tries"],
+        },
+    }
+    assert library == {
+        "schema": "signatures.schema.json",
+        "schema_version": "1.1.0",
+        "library_version": "1.2.3",
+        "normalization": "ANSI escape codes and leading rank, timestamp and host:pid:tid prefixes are removed "
+        "before matching",
+        "renames": {"old-minimal": "minimal-record"},
+        "records": {
+            "minimal-record": {
+                "title": "Minimal record",
+                "category": "memory",
+                "severity": "fatal",
+                "url": "https://x.example/entries/minimal-record/",
+                "downstream_of": [],
+                "cause": "Too many widgets",
+                "fix": "Use fewer widgets.",
+            }
+        },
+        "signatures": [item, {**item, "id": "minimal-record-second"}],
+    }
+
+
+def test_a_fingerprint_hashes_the_pattern_and_its_flags() -> None:
+    assert fingerprints(catalog_of(MINIMAL)) == {"minimal-record-exploded": "c5329bf9bec45684"}
+
+
+def test_without_a_lock_the_library_starts_at_zero(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(library, "schema_path", lambda name: tmp_path / name)
+    assert read_lock() == {"version": "0.0.0", "fingerprints": {}, "content": ""}
+
+
+def test_a_record_url_keeps_a_site_path_ending_in_x() -> None:
+    assert library.record_url("a", "https://h.example/X/") == "https://h.example/X/entries/a/"
+    assert library.record_url("a", "") == "/entries/a/"

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.patterns.normalize import normalize_line
 from generator.records.model import Signature
 from generator.records.pipeline import load_catalog
 from generator.signatures import match
@@ -215,3 +216,20 @@ def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkey
         monkeypatch.setattr(match, "hyperscan", None)
     assert small_hits(Matcher([signature("^x$")]), b"ab\nx\n") == [("^x$", 1, "x")]
     assert small_hits(Matcher([signature("^x$")]), b"x\n") == [("^x$", 0, "x")]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (" \t[rank1]: \t[2]: 3: boom \t\r\f\v", "boom"),
+        ("[1]: [2]: [3]: [4]: [5]: [6]: [7]: [8]: [9]: boom", "[9]: boom"),
+        ("[1]: [2]: [3]: [4]: [5]: [6]: [7]: [8]: boom", "boom"),
+        ("\x1b[31m[rank0]:\x1b[0m boom\x1b]0;title\x07", "boom"),
+        ("boom\x1c\x85\u3000", "boom\x1c\x85\u3000"),
+        ("\n[rank0]: boom", "\n[rank0]: boom"),
+        ("", ""),
+        ("Xid 79: boom", "Xid 79: boom"),
+    ],
+)
+def test_normalize_strips_leading_prefixes_up_to_eight_and_only_ascii_trailing_space(line: str, expected: str) -> None:
+    assert normalize_line(line) == expected

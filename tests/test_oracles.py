@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from generator.patterns.dialect import dialect_problems
-from generator.patterns.translate import Untranslatable, key_text, to_ere, to_js, to_rust
+from generator.patterns.dialect import (
+    compile_pattern,
+    compile_set,
+    compiles,
+    dialect_problems,
+    engine_text,
+    re2_options,
+    signature_matches,
+)
+from generator.patterns.translate import Untranslatable, key_text, needles, to_ere, to_js, to_rust
 
 NESTED = "nested quantifier (a+)+ can backtrack exponentially"
 LEADING_CLASS = "a leading repeated class is quadratic in backtracking engines; one class matches the same lines"
@@ -126,3 +134,98 @@ KEY_TEXT = [
 @pytest.mark.parametrize(("pattern", "text"), KEY_TEXT)
 def test_key_text(pattern: str, text: str) -> None:
     assert key_text(pattern) == text
+
+
+@pytest.mark.parametrize(
+    ("pattern", "problems"),
+    [
+        ("[[a]", ["Python re warns: Possible nested set at position 1"]),
+        ("\\x41\\d\\.", []),
+        ("\\q\\e", ["escape \\q is not portable", "escape \\e is not portable"]),
+        ("\\q(", ["escape \\q is not portable"]),
+    ],
+)
+def test_escape_and_warning_verdicts(pattern: str, problems: list[str]) -> None:
+    assert dialect_problems(pattern) == problems
+
+
+@pytest.mark.parametrize(
+    ("exc", "text"),
+    [(Exception(), ""), (Exception(b"bad \xff"), "bad \ufffd"), (Exception("plain"), "plain"), (Exception(5), "5")],
+)
+def test_an_engine_message_is_text(exc: Exception, text: str) -> None:
+    assert engine_text(exc) == text
+
+
+def test_patterns_compile_with_their_case_mode_and_match_normalised_lines() -> None:
+    assert (compiles("x("), compiles("x"), compiles("[z-a]", True)) == (False, True, False)
+    options = re2_options(True)
+    assert (options.case_sensitive, options.max_mem, options.log_errors) == (False, 64 << 20, False)
+    assert re2_options(False).case_sensitive is True
+    assert compile_pattern("a", True).search("A") and not compile_pattern("a").search("A")
+    assert compile_pattern("b").search("\udcff b") and not compile_pattern("c").search("\udcff b")
+    assert signature_matches(compile_pattern("boom$"), "[rank0]: \x1b[1mboom\x1b[0m \r")
+    assert not signature_matches(compile_pattern("rank0"), "[rank0]: boom")
+
+
+def test_a_pattern_set_reports_every_matching_index_in_both_case_modes() -> None:
+    patterns = [("OOM", True), ("boom", False), ("x\\d", False), ("nan", True)]
+    found = compile_set(patterns)
+    assert [len(indexes) for _, indexes in found.sets] == [2, 2]
+    assert found.search("[rank0]: oom boom x1 \udcff") == [0, 1, 2]
+    assert found.search("BOOM NaN") == [0, 3]
+    assert found.search("") == []
+    assert [indexes for _, indexes in compile_set([("a", True)]).sets] == [(0,)]
+    assert compile_set([]).sets == ()
+
+
+NEEDLES = [
+    ("CUDA out of memory\\. Tried to allocate", [["CUDA out of memory. Tried to allocate"]]),
+    ("loss \\d+ nan", [[" nan"], ["loss "]]),
+    ("abcd\\d+xyz", [["xyz"], ["abcd"]]),
+    ("Watchdog (caught|saw) timeout", [[" timeout"], ["Watchdog "], ["caught", "saw"]]),
+    ("ab?c", [["a"], ["c"]]),
+    ("x+y", [["x"], ["y"]]),
+    ("abc{2}d", [["abc"], ["d"]]),
+    ("ab{0,2}cd", [["cd"], ["a"]]),
+    ("a|bc|def", [["a", "bc", "def"]]),
+    ("a|\\d", []),
+    ("(?:ab)+cd", [["ab"], ["cd"]]),
+    ("(ab)?cde", [["cde"]]),
+    ("", []),
+]
+
+
+@pytest.mark.parametrize(("pattern", "expected"), NEEDLES)
+def test_needles(pattern: str, expected: list[list[str]]) -> None:
+    assert needles(pattern) == expected
+
+
+def test_grep_keeps_a_capital_x_and_is_case_sensitive_by_default() -> None:
+    assert (to_ere("Xid"), to_ere("[XY]"), to_ere("abc")) == ("Xid", "[XY]", "abc")
+
+
+def test_a_carriage_return_in_a_class_cannot_match_in_grep() -> None:
+    with pytest.raises(Untranslatable) as caught:
+        to_ere("[\\r]")
+    assert str(caught.value) == "a line break inside a class cannot match in grep"
+
+
+@pytest.mark.parametrize(("pattern", "text"), [("ab?", "a"), ("a|b", "a … b")])
+def test_key_text_ends_and_alternations(pattern: str, text: str) -> None:
+    assert key_text(pattern) == text
+
+
+def test_class_ranges_and_members_per_target() -> None:
+    assert (to_rust("[_(-+]"), to_js("[_(-+]")) == ("[_(-+]", "[_(-+]")
+    assert (to_rust("[a-]"), to_js("[a-]"), to_ere("[a-]")) == ("[a\\-]", "[a\\-]", "[a-]")
+    assert (to_rust("a\\Bb"), to_js("a\\Bb"), to_ere("a\\Bb")) == ("a(?-u:\\B)b", "a\\Bb", "a\\Bb")
+    with pytest.raises(Untranslatable) as caught:
+        to_rust("[\\D]")
+    assert str(caught.value) == "\\D inside a class"
+
+
+def test_needles_and_key_text_of_escaped_operators_groups_and_counted_repeats() -> None:
+    assert needles("a\\+b") == [["a+b"]]
+    assert needles("x(?:ab|cd)y") == [["ab", "cd"], ["x"], ["y"]]
+    assert key_text("a{2}bc{3}d") == "abcd"
