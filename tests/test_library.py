@@ -103,7 +103,8 @@ def test_read_lock_reads_the_committed_lock() -> None:
 def test_the_library_document_of_the_minimal_record() -> None:
     data = changed("new signature")
     data["renamed_from"] = ["old-minimal"]
-    library = signature_library(catalog_of(data), "1.2.3", "https://x.example")
+    data["causes"][0]["when"] = [{"log": "Widget [0-9]+ melted"}]
+    document = signature_library(catalog_of(data), "1.2.3", "https://x.example")
     item = {
         "id": "minimal-record-exploded",
         "record": "minimal-record",
@@ -122,13 +123,15 @@ def test_the_library_document_of_the_minimal_record() -> None:
             "no_match": ["Widget nearly exploded", "Widget exploded after many tries"],
         },
     }
-    assert library == {
+    assert document == {
         "schema": "signatures.schema.json",
-        "schema_version": "1.1.0",
+        "schema_version": "1.3.0",
         "library_version": "1.2.3",
         "normalization": "ANSI escape codes and leading rank, timestamp and host:pid:tid prefixes are removed "
         "before matching",
         "renames": {"old-minimal": "minimal-record"},
+        "facts": library.fact_items(),  # pinned by tests/test_causes.py's fact vectors
+        "conditions": [{"pattern": "Widget [0-9]+ melted", "needles": [[" melted"], ["Widget "]]}],
         "records": {
             "minimal-record": {
                 "title": "Minimal record",
@@ -136,7 +139,10 @@ def test_the_library_document_of_the_minimal_record() -> None:
                 "severity": "fatal",
                 "url": "https://x.example/entries/minimal-record/",
                 "downstream_of": [],
+                "signatures": ["minimal-record-exploded", "minimal-record-second"],
                 "cause": "Too many widgets",
+                "causes": [{"title": "Too many widgets", "when": [{"log": "Widget [0-9]+ melted"}]}],
+                "confirm": "Count the widgets.",
                 "fix": "Use fewer widgets.",
             }
         },
