@@ -27,6 +27,18 @@ def first_record(log: str, matcher: Matcher, catalog: Catalog) -> str | None:
     return report.findings[0].entry.id if report.findings else None
 
 
+def also_initiating(cases: list[CoverageCase], catalog: Catalog) -> list[str]:
+    """Return "case: record" for every initiating finding of a record other than the case's label."""
+    matcher = Matcher(catalog.signatures)
+    found = []
+    for case in cases:
+        report = diagnose([Source("log", io.BytesIO(case.log.encode("utf-8")))], matcher, catalog)
+        found += [
+            f"{case.name}: {f.entry.id}" for f in report.findings if f.role == "initiating" and f.entry.id != case.label
+        ]
+    return sorted(found)
+
+
 def answers(cases: list[CoverageCase], catalog: Catalog) -> dict[str, str | None]:
     """Return each case's first record."""
     matcher = Matcher(catalog.signatures)
