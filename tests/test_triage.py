@@ -134,7 +134,8 @@ def test_the_corpora_reach_triage() -> None:
     unmatched = [name for name, log in NO_MATCH_CASES if not triaged((name, log))[0]]
     benign = {c.name for c in load_cases("benign")}
     assert len([n for n in unmatched if n in benign]) == len(benign)  # every healthy log reaches triage
-    assert len(unmatched) >= 100
+    # and enough failure logs the catalog does not cover yet (42 at 176 records; it falls as records are added)
+    assert len([n for n in unmatched if n not in benign]) >= 30
 
 
 def cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
