@@ -19,6 +19,7 @@ from generator.signatures.facts import FACT_NAMES, condition_id
 
 VERSION_SPEC = re.compile(r"\s*(nccl|torch|cuda|driver)\s*((?:(?:>=|<=|==|<|>)\s*[0-9]+(?:\.[0-9]+)*\s*,?\s*)+)\Z")
 BOUND = re.compile(r"(>=|<=|==|<|>)\s*([0-9]+(?:\.[0-9]+)*)")
+REASON_TEXT = 160  # characters of a deciding line a reason quotes (the page's core uses the same)
 VERDICT_ORDER = {"supported": 0, "possible": 1, "ruled out": 2}
 
 
@@ -83,7 +84,7 @@ def line_condition(pattern: str, lines: Sequence[tuple[str, int, str]]) -> tuple
     hit = next(((f, n, t) for f, n, t in lines if signature_matches(compiled, t)), None)
     if hit is None:
         return False, ""
-    return True, f"{hit[0]}:{hit[1]}: {hit[2][:160]}"
+    return True, f"{hit[0]}:{hit[1]}: {hit[2][:REASON_TEXT]}"
 
 
 def condition(item: Mapping[str, Any], seen: Seen, lines: Sequence[tuple[str, int, str]]) -> tuple[bool | None, str]:

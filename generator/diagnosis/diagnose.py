@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from generator.diagnosis.causes import Judged, Seen, Stated, judge_causes
+from generator.diagnosis.causes import REASON_TEXT, Judged, Seen, Stated, judge_causes
 from generator.diagnosis.logread import INVALID_UTF8, Source, blocks, close_source
 from generator.diagnosis.progress import Hang, hangs
 from generator.diagnosis.progress import Report as ProgressReport
@@ -186,7 +186,7 @@ class Collector:
         """Keep the first (by time) value of a fact the log states, such as the NCCL version,
         every watchdog line that says how far a rank got, and the first line of each condition."""
         if hit.signature.id.startswith(CONDITION_PREFIX):
-            text = hit.text.rstrip("\r\n")[:160]
+            text = hit.text.rstrip("\r\n")[:REASON_TEXT]
             keep_first(
                 self.logged,
                 hit.signature.id,
