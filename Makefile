@@ -28,8 +28,10 @@ build: site
 serve: $(STAMP)
 	$(BIN)/failpedia serve
 
+# One pytest worker per CPU; each test file runs whole in one worker, so a file's module
+# fixtures (a built site, a browser) are set up once.
 test: $(STAMP) lint
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 lint: $(STAMP)
 	$(BIN)/ruff check generator failpedia tests bench

@@ -1,4 +1,4 @@
-"""Serve a built site on loopback and find Debian's Chromium, for the real-browser tests."""
+"""Build the site, serve it on loopback and find Debian's Chromium, for the real-browser and search tests."""
 
 from __future__ import annotations
 
@@ -6,12 +6,15 @@ import contextlib
 import functools
 import http.server
 import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("FAILPEDIA_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",
@@ -30,6 +33,14 @@ def require_chromium() -> None:
         if os.environ.get("CI"):
             pytest.fail(f"{CHROMIUM} is required in CI (.ci/run installs Debian's chromium)")
         pytest.skip("Chromium is not installed here; CI installs it")
+
+
+def build_site(out: Path) -> Path:
+    """Build this checkout's site into ``out`` (strict, quiet) and return ``out``."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
+    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
+    return out
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

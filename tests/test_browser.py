@@ -5,14 +5,8 @@ ranks the right record first, comparison filters live in the URL, and screenshot
 from __future__ import annotations
 
 import io
-import json
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,7 +18,8 @@ from generator.signatures.facts import fact_signatures
 from generator.signatures.match import Matcher
 
 from .realworld import load_cases
-from .serving import ARGS, CHROMIUM, require_chromium, serve
+from .search_cases import FIRST_EXAMPLE_MISSES, HEADLINE_QUERIES, SHORT_QUERIES, SHORT_QUERY_MISSES
+from .serving import ARGS, CHROMIUM, build_site, require_chromium, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "tests" / "artifacts"
@@ -41,11 +36,7 @@ def cli_top(text: str) -> str | None:
 @pytest.fixture(scope="module")
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     require_chromium()
-    out = tmp_path_factory.mktemp("browser-site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
-    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
-    return out
+    return build_site(tmp_path_factory.mktemp("browser-site"))
 
 
 @pytest.fixture(scope="module")
@@ -149,70 +140,6 @@ def search_top(page: object, query: str) -> str:
     return href
 
 
-# The record each of the search issue's two example lines must find first.
-SEARCH_MISSES = ROOT / "tests" / "fixtures" / "search-misses.json"
-HEADLINE_QUERIES = [
-    (
-        "nccl-system-error",
-        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.",
-    ),
-    ("nccl-watchdog-timeout", "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE"),
-]
-
-
-# Records whose first example line another record's page outranks today: generic import and
-# CUDA-initialisation lines shared by neighbouring records (lunr weighs shared words, not phrases).
-# nccl-aborted-communicator already missed at the branch point; flash-attn-import-error,
-# host-oom-kill, nccl-memlock-limit and no-cuda-gpus-available miss since the short names went
-# into the heavily weighted tags field (search issue 20 is open on this); ddp-param-ready-twice,
-# nccl-collective-hang, training-hang-no-error and xid-74-nvlink-error since the hang, autograd
-# and Xid/NVLink records share their words; cuda-unknown-error-init, cudnn-not-found,
-# dataparallel-replica-error, deepspeed-launcher-child-failed,
-# lightning-checkpoint-missing-state-dict and nccl-roce-gid-index since the 43 records of the
-# coverage round (their first lines share words with the new neighbours).
-FIRST_EXAMPLE_MISSES = [
-    "apex-amp-c-missing",
-    "cuda-initialization-error",
-    "cuda-unknown-error-init",
-    "cudnn-not-found",
-    "dataparallel-replica-error",
-    "ddp-param-ready-twice",
-    "deepspeed-launcher-child-failed",
-    "dependency-version-import-error",
-    "extension-undefined-symbol",
-    "flash-attn-import-error",
-    "host-oom-kill",
-    "lightning-checkpoint-missing-state-dict",
-    "nccl-aborted-communicator",
-    "nccl-collective-hang",
-    "nccl-memlock-limit",
-    "nccl-roce-gid-index",
-    "no-cuda-gpus-available",
-    "training-hang-no-error",
-    "xid-74-nvlink-error",
-]
-
-# Short queries as users type them (error names, codes, two or three words), each with the
-# record it should find, written down before the search was tuned; all are kept.
-SHORT_QUERIES = [tuple(pair) for pair in json.loads((ROOT / "tests" / "fixtures" / "search-queries.json").read_text())]
-# Known misses, held exactly: the search box drops lone digits from every query word, so the
-# "2" of "NCCL error 2" is lost and every NCCL record ties (for 1 and 3 not even in the top 3).
-# "bus error" and "ibv_reg_mr" were written for dataloader-shm-bus-error and nccl-memlock-limit;
-# the round's bus-error and nccl-ib-reg-mr-failed records now come first for them (the
-# expectations are kept as written).
-SHORT_QUERY_MISSES = [
-    "Bus error (core dumped)",
-    "NCCL error 1",
-    "NCCL error 3",
-    "bus error",
-    "ibv_reg_mr",
-    "no kernel image",
-]
-# "Bus error (core dumped)" (written for dataloader-shm-bus-error) now finds the generic bus-error,
-# illegal-instruction and native-segfault records, whose shell lines share the words, above it.
-SHORT_QUERY_OUTSIDE_TOP3 = ["Bus error (core dumped)", "NCCL error 1"]
-
-
 def test_search_finds_the_record_for_short_queries(browser: object, site_url: str) -> None:
     watched = Watched(browser, site_url)
     page = watched.page
@@ -239,58 +166,6 @@ def test_search_ranks_the_record_first_for_its_first_example(browser: object, si
     # first names itself, and one that starts ranking first must leave this list.
     assert sorted(misses) == sorted(FIRST_EXAMPLE_MISSES)
     assert watched.errors == []
-
-
-def engine_tops(site: Path, queries: list[str], tmp_path: Path, depth: int = 0) -> list[Any]:
-    """Return the first page the theme's search worker (run under Node) gives each query (with
-    ``depth``, the pages of its first ``depth`` result groups)."""
-    node = shutil.which("node")
-    if node is None:
-        pytest.fail("node is required to run the site search engine")
-    (worker,) = (site / "assets" / "javascripts" / "workers").glob("search.*.min.js")
-    listed = tmp_path / "queries.json"
-    listed.write_text(json.dumps(queries), encoding="utf-8")
-    script = ROOT / "tests" / "js" / "search_check.js"
-    index = site / "search" / "search_index.json"
-    result = subprocess.run(
-        [node, str(script), str(worker), str(index), str(CORE_JS), str(listed), *([str(depth)] if depth else [])],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
-    tops: list[Any] = json.loads(result.stdout)
-    return tops
-
-
-def test_search_engine_finds_the_record_for_short_queries(built_site: Path, tmp_path: Path) -> None:
-    tops = engine_tops(built_site, [query for query, _ in SHORT_QUERIES], tmp_path, depth=3)
-    pages = [(query, f"entries/{record}/", found) for (query, record), found in zip(SHORT_QUERIES, tops, strict=True)]
-    assert sorted(query for query, want, found in pages if found[:1] != [want]) == SHORT_QUERY_MISSES
-    assert sorted(query for query, want, found in pages if want not in found) == SHORT_QUERY_OUTSIDE_TOP3
-    assert len(SHORT_QUERIES) >= 40 and len(SHORT_QUERY_MISSES) <= len(SHORT_QUERIES) // 10
-
-
-def test_search_engine_ranks_records_for_every_example_line(built_site: Path, tmp_path: Path) -> None:
-    # The same engine as the page (the theme's worker and the box's cleanup) on every match
-    # example, not only the first: near-duplicate lines shared by sibling records mean not
-    # every line can win; those that do not are listed, each with the page that wins.
-    cases = [(entry.id, line) for entry in CATALOG.entries for sig in entry.signatures for line in sig.match]
-    tops = engine_tops(built_site, [line for _, line in cases], tmp_path)
-    misses: dict[str, dict[str, str | None]] = {}
-    for (record, line), top in zip(cases, tops, strict=True):
-        if top != f"entries/{record}/":
-            misses.setdefault(record, {})[line] = top
-    if os.environ.get("FAILPEDIA_WRITE_SEARCH_MISSES"):
-        SEARCH_MISSES.write_text(
-            json.dumps(misses, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-        )
-    # Exact, per record: each known miss is listed with the page that wins instead; a line
-    # that starts missing, or wins elsewhere, names its record (review the diff, then rerun
-    # with FAILPEDIA_WRITE_SEARCH_MISSES=1 to rewrite the list).
-    assert misses == json.loads(SEARCH_MISSES.read_text(encoding="utf-8"))
-    firsts = engine_tops(built_site, [entry.signatures[0].match[0] for entry in CATALOG.entries], tmp_path)
-    wrong = [entry.id for entry, top in zip(CATALOG.entries, firsts, strict=True) if top != f"entries/{entry.id}/"]
-    assert sorted(wrong) == sorted(FIRST_EXAMPLE_MISSES)
 
 
 def test_comparison_filter_lives_in_the_url(browser: object, site_url: str) -> None:
@@ -346,25 +221,38 @@ def test_diagnose_page_works_from_a_copy_on_disk(browser: object, built_site: Pa
 
 # Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21:
 # 5 s on 40 characters, 22 s on 30), each on a 100,000-character line that almost matches.
-HOSTILE = [("(a|aa)+$", "a" * 100_000 + "!"), ("zqadv(a|a)*b", "zqadv" + "a" * 100_000)]
+# Patterns that take exponential time in a backtracking engine, each as (pattern, line of n
+# characters): the page's engine (RE2JS) must scan them in time linear in the line's length.
+HOSTILE = [("(a|aa)+$", lambda n: "a" * n + "!"), ("zqadv(a|a)*b", lambda n: "zqadv" + "a" * n)]
+# The fastest of three scans of one line, in milliseconds, and what it found.
 TIMED_SCAN = """([pattern, needles, line]) => {
   const lib = {records: {}, signatures: [{id: "h", record: "h", strength: "specific", pattern, flags: "", needles}]};
-  const scanner = new FailpediaCore.Scanner(lib);
-  const start = performance.now();
-  scanner.scanLine(line, 1);
-  return [performance.now() - start, Object.keys(scanner.findings)];
+  let fastest = Infinity, found = null;
+  for (let run = 0; run < 3; run++) {
+    const scanner = new FailpediaCore.Scanner(lib);
+    const start = performance.now();
+    scanner.scanLine(line, 1);
+    fastest = Math.min(fastest, performance.now() - start);
+    found = Object.keys(scanner.findings);
+  }
+  return [fastest, found];
 }"""
 
 
-def test_a_hostile_pattern_on_a_long_line_finishes_within_half_a_second(browser: object, site_url: str) -> None:
+def test_a_hostile_pattern_on_a_long_line_scans_in_linear_time(browser: object, site_url: str) -> None:
+    # Measured against itself in the same run, not against the clock: a line 8 times longer
+    # takes about 8 times as long in a linear engine (64 times if quadratic; a backtracking
+    # engine would not finish). The bound leaves room for a busy host's noise.
     from generator.patterns.translate import needles
 
     watched = Watched(browser, site_url)
     page = watched.page
     page.goto(site_url + "diagnose/")
     for pattern, line in HOSTILE:
-        seconds, found = page.evaluate(TIMED_SCAN, [pattern, needles(pattern), line])
-        assert found == [] and seconds < 500, (pattern, seconds)
+        short, found_short = page.evaluate(TIMED_SCAN, [pattern, needles(pattern), line(12_500)])
+        long, found_long = page.evaluate(TIMED_SCAN, [pattern, needles(pattern), line(100_000)])
+        assert found_short == found_long == []
+        assert long < 32 * max(short, 1.0), (pattern, short, long)
     assert watched.errors == []
 
 
