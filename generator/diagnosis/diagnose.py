@@ -185,14 +185,10 @@ class Collector:
     def state(self, index: int, source: Source, line: int, hit: Hit) -> None:
         """Keep the first (by time) value of a fact the log states, such as the NCCL version,
         every watchdog line that says how far a rank got, and the first line of each condition."""
+        key = (timestamp_of(hit.text) or "~", (index, line))
         if hit.signature.id.startswith(CONDITION_PREFIX):
             text = hit.text.rstrip("\r\n")[:REASON_TEXT]
-            keep_first(
-                self.logged,
-                hit.signature.id,
-                (timestamp_of(hit.text) or "~", (index, line)),
-                Stated(text, source.name, line),
-            )
+            keep_first(self.logged, hit.signature.id, key, Stated(text, source.name, line))
             return
         progress = parse_progress(hit.signature.id, source.name, line, hit.text, rank_of(hit.text, anywhere=True))
         if progress is not None:
@@ -201,7 +197,6 @@ class Collector:
         fact = fact_value(hit.signature.id, hit.text)
         if fact is None:
             return
-        key = (timestamp_of(hit.text) or "~", (index, line))
         name, value = fact
         keep_first(self.facts, name, key, Stated(value, source.name, line))
 

@@ -146,28 +146,33 @@
 
   /* The facts a log states (library.facts: the NCCL, PyTorch, CUDA and driver versions), matched
    * like signatures; `value` reads the version from the line as found (group 1), as facts.py does. */
+  /* A line-matching entry that is not a record's signature (a version fact, a `log:` condition
+   * pattern): matched in the same scan, prefiltered by its needles like any signature. */
+  function pseudoSignature(id, pattern, needles) {
+    return {
+      id: id, record: "", strength: "fact", needles: needles || [],
+      sets: (needles || []).slice(1).map(function (set) { return anyOf(set, false); }),
+      re: engine().compile(pattern, 0)
+    };
+  }
+
   function compileFacts(library) {
-    var RE2JS = engine(), facts = library.facts || {};
+    var facts = library.facts || {};
     return Object.keys(facts).sort().map(function (name) {
-      var fact = facts[name];
-      return {
-        id: "fact." + name, record: "", strength: "fact", fact: name, needles: fact.needles || [],
-        sets: (fact.needles || []).slice(1).map(function (set) { return anyOf(set, false); }),
-        re: RE2JS.compile(fact.pattern, 0), value: RE2JS.compile(fact.pattern, 0)
-      };
+      var sig = pseudoSignature("fact." + name, facts[name].pattern, facts[name].needles);
+      sig.fact = name;
+      sig.value = sig.re;
+      return sig;
     });
   }
 
   /* The patterns of `log:` cause conditions (library.conditions): any line of the log may decide
    * one, so they are matched in the same scan, as facts.py's condition pseudo-signatures are. */
   function compileConditions(library) {
-    var RE2JS = engine();
     return (library.conditions || []).map(function (item) {
-      return {
-        id: "cond." + item.pattern, record: "", strength: "fact", condition: item.pattern, needles: item.needles || [],
-        sets: (item.needles || []).slice(1).map(function (set) { return anyOf(set, false); }),
-        re: RE2JS.compile(item.pattern, 0)
-      };
+      var sig = pseudoSignature("cond." + item.pattern, item.pattern, item.needles);
+      sig.condition = item.pattern;
+      return sig;
     });
   }
 
