@@ -13,7 +13,9 @@ from generator.records.locate import (
     pointer_from_path,
     unescape_token,
 )
+from generator.records.model import Catalog
 from generator.records.pipeline import load_catalog
+from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 
 from .workspace import write_record
 
@@ -110,3 +112,62 @@ def test_json_pointers_escape_and_find_the_nearest_mark() -> None:
         (1, 1),
     ]
     assert find_mark("/a/c", values) == (2, 3)
+
+
+def search_workspace(root: Path) -> Catalog:
+    """Return the catalog of two records: widget (memory) and gadget (numerical, its own title and tag)."""
+    write_record(root, "memory", "widget")
+    write_record(root, "numerical", "gadget")
+    path = root / "entries" / "numerical" / "gadget.yaml"
+    text = path.read_text(encoding="utf-8").replace("title: Minimal record", "title: Gadget overflow in NCCL 2")
+    path.write_text(text.replace("tags: [test]", "tags: [test, nccl]"), encoding="utf-8")
+    loaded = load_catalog([root / "entries"], root)
+    assert loaded.issues == ()
+    return loaded.catalog
+
+
+def test_search_scores_by_bm25_over_the_record_fields(tmp_path: Path) -> None:
+    catalog = search_workspace(tmp_path)
+    index = search_index(catalog)
+    assert index.average == {"title": 3.5, "tags": 2.5, "lines": 11.0, "body": 42.0}
+    assert index.lengths[("gadget", "title")] == 5 and index.lengths[("widget", "tags")] == 2
+    # gadget in title (length 5) and tags (length 3), idf log(2):
+    # 10 * log 2 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 5 / 3.5)) + 5 * log 2 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 3 / 2.5))
+    assert [(e.id, s) for e, s in search(catalog, "gadget", index)] == [("gadget", 9.101)]
+    assert [(e.id, s) for e, s in search(catalog, "Gadget")] == [("gadget", 9.101)]
+    assert [(e.id, s) for e, s in search(catalog, "widget exploded", index)] == [("widget", 3.313), ("gadget", 2.321)]
+    assert [(e.id, s) for e, s in search(catalog, "widget widget", index)] == [("widget", 1.946), ("gadget", 0.953)]
+    assert [(e.id, s) for e, s in search(catalog, "record", index)] == [("widget", 2.393), ("gadget", 0.182)]
+    assert [(e.id, s) for e, s in search(catalog, "nccl 2", index)] == [("gadget", 20.896)]
+    assert [(e.id, s) for e, s in search(catalog, "2", index)] == [("gadget", 5.897)]
+    assert [(e.id, s) for e, s in search(catalog, "overfl", index)] == [("gadget", 2.949)]
+    assert search(catalog, "zzz", index) == []
+
+
+def test_search_expands_words_by_prefix_but_not_digits_or_pairs(tmp_path: Path) -> None:
+    index = search_index(search_workspace(tmp_path))
+    assert expansions(index, "wid") == {"widget": 0.5, "widgets": 0.5}
+    assert expansions(index, "widget") == {"widgets": 0.5, "widget": 1.0}
+    assert expansions(index, "2") == {"2": 1.0}
+    assert expansions(index, "1") == {"1": 1.0}
+    assert expansions(index, "widget exploded") == {"widget exploded": 1.0}
+    assert expansions(index, "widget explo") == {}
+    gadget = search_workspace(tmp_path / "again").by_id["gadget"]
+    assert fields(gadget)["title"] == ["gadget", "overflow", "in", "nccl", "2"]
+    assert fields(gadget)["tags"] == ["gadget", "test", "nccl"]
+
+
+def test_search_words_split_as_the_site_splits_them() -> None:
+    assert tokens("torch.OutOfMemoryError: SeqNum=2, e.g. NCCL 2.18.3 Xid 79 &lt;x&gt; a/b") == [
+        *("torch", "out", "of", "memory", "error", "seq", "num", "2", "nccl", "2.18.3", "xid", "79"),
+    ]
+    assert terms(["bus", "error", "here"]) == ["bus", "error", "here", "bus error", "error here"]
+    assert list(texts({"a": ["x", {"b": "y"}, 3], "c": ("z",)})) == ["x", "y", "z"]
+
+
+def test_list_filters_by_tag_and_category_and_sorts_by_id(tmp_path: Path) -> None:
+    entries = search_workspace(tmp_path).entries
+    assert [e.id for e in listed(entries, None, None)] == ["gadget", "widget"]
+    assert [e.id for e in listed(entries, "nccl", None)] == ["gadget"]
+    assert [e.id for e in listed(entries, None, "memory")] == ["widget"]
+    assert [e.id for e in listed(entries, "nccl", "memory")] == []
