@@ -3,8 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from generator.records.errors import GeneratorError, Issue, Location, has_errors
+from generator.records.load import (
+    MAX_BYTES,
+    MAX_NODES,
+    bad_char_message,
+    discover,
+    display_path,
+    load_file,
+    load_text,
+    resolve_plain,
+)
 from generator.records.locate import (
     child_pointer,
     escape_token,
@@ -171,3 +182,113 @@ def test_list_filters_by_tag_and_category_and_sorts_by_id(tmp_path: Path) -> Non
     assert [e.id for e in listed(entries, "nccl", None)] == ["gadget"]
     assert [e.id for e in listed(entries, None, "memory")] == ["widget"]
     assert [e.id for e in listed(entries, "nccl", "memory")] == []
+
+
+def loaded_issues(raw: bytes) -> tuple[Any, list[str]]:
+    """Return the data and the issue lines of ``raw`` loaded as r.yaml."""
+    doc = load_text("r.yaml", raw)
+    return doc.data, [str(issue) for issue in doc.issues]
+
+
+def test_plain_scalars_resolve_by_the_fixed_rules() -> None:
+    values = ["~", "", "null", "NULL", "Null", "nULL", "true", "TRUE", "True", "tRUE", "FALSE", "yes", "on"]
+    values += ["12", "-3", "+4", "012", "1.5", "-.5", "1.", "1e3", "1.0e3", "2024-01-01", "0x10", ".inf", "-x"]
+    assert [resolve_plain(text) for text in values] == [
+        *(None, None, None, None, None, "nULL", True, True, True, "tRUE", False, "yes", "on"),
+        *(12, -3, 4, "012", 1.5, -0.5, 1.0, "1e3", 1000.0, "2024-01-01", "0x10", ".inf", "-x"),
+    ]
+    assert loaded_issues(b"a: !!str 5\nb: '7'\nc: 7\nd: \"7\"\ne: 1.0\n") == (
+        {"a": None, "b": "7", "c": 7, "d": "7", "e": 1.0},
+        ["r.yaml:1:4: error[yaml.tag] /a: explicit tag 'tag:yaml.org,2002:str' is not allowed"],
+    )
+
+
+def test_load_limits_and_encoding_are_issues_at_their_place() -> None:
+    assert loaded_issues(b"a: 1\n--- \nb: 2\n") == (
+        {"b": 2},
+        ["r.yaml:2:1: error[yaml.multiple-documents] a record file holds one document"],
+    )
+    assert loaded_issues(b"a: 1\n...\n") == ({"a": 1}, [])
+    assert loaded_issues(b"a: b\nc: d\xff\n") == (None, ["r.yaml:2:5: error[yaml.encoding] file is not valid UTF-8"])
+    too_large = ["r.yaml:1:1: error[yaml.too-large] file is 262145 bytes; the limit is 262144"]
+    assert loaded_issues(b"x" * (MAX_BYTES + 1)) == (None, too_large)
+    assert loaded_issues(b"x" * MAX_BYTES) == ("x" * MAX_BYTES, [])
+    data, found = loaded_issues(b"a: [" + b"[" * 40 + b"]" * 40 + b"]\n")
+    assert found == [f"r.yaml:1:35: error[yaml.too-deep] /a{'/0' * 31}: nesting deeper than 32 levels"]
+    deepest = data["a"]
+    for _ in range(31):
+        deepest = deepest[0]
+    assert deepest is None
+    data, found = loaded_issues(b"a: [" + b"x, " * (MAX_NODES + 5) + b"]\n")
+    assert found == ["r.yaml:1:59996: error[yaml.too-many-nodes] /a/19997: more than 20000 nodes"]
+    assert data["a"][19996:] == ["x", None, None, None, None, None, None, None, None]
+    assert loaded_issues(b"key: [a, b\n") == (None, ["r.yaml:2:1: error[yaml.syntax] did not find expected ',' or ']'"])
+    assert loaded_issues(b"- 1\n- \t2\n") == (
+        None,
+        ["r.yaml:2:3: error[yaml.syntax] found character that cannot start any token"],
+    )
+
+
+def test_anchors_tags_complex_keys_and_hidden_characters_are_refused() -> None:
+    assert loaded_issues(b"a: &x [1]\n") == (
+        {"a": [1]},
+        ["r.yaml:1:4: error[yaml.anchor] /a: anchors are not allowed in records"],
+    )
+    seq_tag = "r.yaml:1:4: error[yaml.tag] /a: explicit tag 'tag:yaml.org,2002:seq' is not allowed"
+    assert loaded_issues(b"a: !!seq [1]\nb: 2\n") == ({"a": None, "b": 2}, [seq_tag])
+    key_type = ["r.yaml:1:1: error[yaml.key-type] keys must be plain strings"]
+    assert loaded_issues(b"[1, 2]: x\nb: 2\n") == ({"b": 2}, key_type)
+    assert loaded_issues(b"{a: 1}: b\n") == ({}, key_type)
+    assert loaded_issues(b"a: \"x\\u202ey\"\nb: 'p\xe2\x80\x8bq'\n") == (
+        {"a": "x\u202ey", "b": "p\u200bq"},
+        [
+            "r.yaml:1:4: error[text.control-char] /a: control or bidi character U+202E is not allowed",
+            "r.yaml:2:4: error[text.control-char] /b: invisible format character U+200B (ZERO WIDTH SPACE)"
+            " is not allowed: readers cannot see it",
+        ],
+    )
+    assert loaded_issues(b'a:\n  - b\n  - "c\\x07"\n') == (
+        {"a": ["b", "c\x07"]},
+        ["r.yaml:3:5: error[text.control-char] /a/1: control or bidi character U+0007 is not allowed"],
+    )
+    assert loaded_issues(b"'\\x01': 1\n") == ({"\\x01": 1}, [])
+    assert bad_char_message("\U000e0001") == (
+        "invisible format character U+E0001 (LANGUAGE TAG) is not allowed: readers cannot see it"
+    )
+
+
+def test_positions_are_kept_per_pointer_for_values_and_keys() -> None:
+    doc = load_text("r.yaml", b"a: {b: [c, {d: e}]}\n'x/y': 1\n")
+    assert doc.data == {"a": {"b": ["c", {"d": "e"}]}, "x/y": 1}
+    assert dict(doc.value_locs) == {
+        "": (1, 1),
+        "/a": (1, 4),
+        "/x~1y": (2, 8),
+        "/a/b": (1, 8),
+        "/a/b/0": (1, 9),
+        "/a/b/1": (1, 12),
+        "/a/b/1/d": (1, 16),
+    }
+    assert dict(doc.key_locs) == {"/a": (1, 1), "/x~1y": (2, 1), "/a/b": (1, 5), "/a/b/1/d": (1, 13)}
+    assert (len(doc.value_locs), len(doc.key_locs)) == (7, 4)
+    assert ("" in doc.value_locs, "" in doc.key_locs, "/a/b/1" in doc.value_locs, "/a/q" in doc.value_locs) == (
+        True,
+        False,
+        True,
+        False,
+    )
+    assert "/a/b/x" not in doc.value_locs and "/q/b" not in doc.value_locs
+
+
+def test_discover_and_display_paths(tmp_path: Path) -> None:
+    for name in ("b.yaml", "a.yml", "c.txt", "sub/d.yaml"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("id: x\n", encoding="utf-8")
+    (tmp_path / "dir.yaml").mkdir()
+    found = discover([tmp_path, tmp_path / "b.yaml"])
+    assert [display_path(path, tmp_path) for path in found] == ["a.yml", "b.yaml", "sub/d.yaml"]
+    assert display_path(Path("/elsewhere/e.yaml"), tmp_path) == "/elsewhere/e.yaml"
+    missing = load_file(tmp_path / "gone.yaml", "gone.yaml")
+    assert [str(i) for i in missing.issues] == ["gone.yaml: error[file.unreadable] No such file or directory"]
+    assert missing.issues[0].location == Location("gone.yaml", 0, 0)
+    assert load_file(tmp_path / "b.yaml").data == {"id": "x"}
