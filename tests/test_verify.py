@@ -15,10 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from generator.records.ledger import LEDGER_FILE, ledger_digest, needles, read_ledger
+from generator.records.ledger import (
+    LEDGER_FILE,
+    Checked,
+    checked_releases,
+    confirmed,
+    ledger_digest,
+    ledger_issues,
+    needles,
+    read_ledger,
+    status_issues,
+    version_key,
+)
+from generator.records.model import Catalog
 from generator.records.pipeline import load_catalog
 from generator.signatures import verify
 from generator.signatures.verify import ledger_entry, ledger_text, outcome_issues, release_outcome, verify_signature
+
+from .workspace import write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = b"misc/shmutils.cc:%d NCCL WARN Error: failed to extend %s to %ld bytes"
@@ -265,3 +279,60 @@ def test_an_entry_page_says_where_each_fingerprint_was_verified(project: Path) -
     assert "status: verified · 1 of 3 fingerprints verified against released artifacts" in text
     home = next(p for p in render_site(catalog, checks=checks) if p.path == "index.md")
     assert f"1 of {len(catalog.signatures)} fingerprints verified against the releases" in home.markdown
+
+
+def ledger_workspace(root: Path, status: str = "draft") -> Catalog:
+    """Return the catalog of a record claiming pkg's lib/*.so (1.2, 1.10; not 1.0) and of one claiming nothing."""
+    claim = "    printed_by:\n      package: pkg\n      file: lib/*.so\n"
+    claim += "      present: ['1.2', '1.10']\n      absent: ['1.0']\n"
+    write_record(root, "memory", "widget", extra=claim)
+    write_record(root, "memory", "gizmo")
+    path = root / "entries" / "memory" / "widget.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("status: draft", f"status: {status}"), encoding="utf-8")
+    return load_catalog([root / "entries"], root).catalog
+
+
+def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig, plain = catalog.by_id["widget"].signatures[0], catalog.by_id["gizmo"].signatures[0]
+    assert needles(sig) == ("Widget exploded after",) and len(ledger_digest(sig)) == 16
+    good = {"digest": ledger_digest(sig), "results": {"1.10": "present", "1.2": "present", "1.0": "absent"}}
+    assert (confirmed(sig, good), confirmed(sig, None), confirmed(plain, good)) == (True, False, False)
+    assert confirmed(sig, {**good, "results": {"1.10": "present", "1.0": "absent"}}) is False
+    assert confirmed(sig, {**good, "results": {"1.10": "present", "1.2": "present"}}) is False
+    where = "entries/memory/widget.yaml:42:7"
+    contradicted = {"1.10": "present", "1.2": "present", "1.0": "present"}
+    assert [str(i) for i in ledger_issues(catalog, {})] == [
+        f"{where}: warning[verify.unchecked] /signatures/0/printed_by: not in the ledger: run failpedia verify"
+    ]
+    assert [str(i) for i in ledger_issues(catalog, {sig.id: {**good, "digest": "x"}})] == [
+        f"{where}: warning[verify.stale] /signatures/0/printed_by: "
+        "changed since failpedia verify checked it: run it again"
+    ]
+    assert [str(i) for i in ledger_issues(catalog, {sig.id: {**good, "results": contradicted}})] == [
+        f"{where}: error[verify.failed] /signatures/0/printed_by: the ledger contradicts the claimed versions: "
+        "{'1.10': 'present', '1.2': 'present', '1.0': 'present'}"
+    ]
+    assert ledger_issues(catalog, {sig.id: good}) == []
+    assert checked_releases(catalog, {sig.id: good}) == {
+        "widget-exploded": Checked("pkg", "lib/*.so", ("1.2", "1.10"), ("1.0",))
+    }
+    assert checked_releases(catalog, {sig.id: {**good, "digest": "x"}}) == {}
+    assert version_key("2.10.3rc1") == (2, 10, 3, 1)
+
+
+def test_a_verified_status_needs_each_signature_checked_and_a_real_line(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path, "verified")
+    sig = catalog.by_id["widget"].signatures[0]
+    good = {"digest": ledger_digest(sig), "results": {"1.10": "present", "1.2": "present", "1.0": "absent"}}
+    no_real = (
+        "entries/memory/widget.yaml:36:9: error[status.no-real-example] /signatures/0/examples/match: "
+        "status is verified but 'widget-exploded' has no example from a posted log or a reproduction"
+    )
+    assert [str(i) for i in status_issues(catalog.by_id["widget"], {sig.id: good})] == [no_real]
+    assert [str(i) for i in status_issues(catalog.by_id["widget"], {})] == [
+        "entries/memory/widget.yaml:6:9: error[status.unverified] /status: status is verified but 'widget-exploded' "
+        "has no passing check in schema/verified.json",
+        no_real,
+    ]
+    assert status_issues(catalog.by_id["gizmo"], {}) == []
