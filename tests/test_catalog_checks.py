@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ from generator.records.errors import GeneratorError, Issue, Location, has_errors
 from generator.records.load import (
     MAX_BYTES,
     MAX_NODES,
+    SourceDoc,
     bad_char_message,
     discover,
     display_path,
@@ -25,7 +27,7 @@ from generator.records.locate import (
     unescape_token,
 )
 from generator.records.model import Catalog
-from generator.records.pipeline import load_catalog
+from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 
 from .workspace import write_record
@@ -292,3 +294,83 @@ def test_discover_and_display_paths(tmp_path: Path) -> None:
     assert [str(i) for i in missing.issues] == ["gone.yaml: error[file.unreadable] No such file or directory"]
     assert missing.issues[0].location == Location("gone.yaml", 0, 0)
     assert load_file(tmp_path / "b.yaml").data == {"id": "x"}
+
+
+def project_workspace(root: Path) -> None:
+    """Write two records whose patterns match each other's examples, a healthy log and published ids."""
+    write_record(root, "memory", "widget")
+    write_record(root, "memory", "gadget")
+    (root / "tests" / "realworld" / "benign").mkdir(parents=True)
+    healthy = "log: |\n  ok\n  [rank3]: Widget exploded after 12 tries\n"
+    (root / "tests" / "realworld" / "benign" / "b.yaml").write_text(healthy, encoding="utf-8")
+    (root / "tests" / "realworld" / "benign" / "a.yaml").write_text("note: no log\n", encoding="utf-8")
+    (root / "schema").mkdir()
+    (root / "schema" / "published-ids.txt").write_text("widget\n\n  old-id  \ngadget\n", encoding="utf-8")
+
+
+def test_project_checks_read_the_healthy_logs_and_published_ids(tmp_path: Path) -> None:
+    project_workspace(tmp_path)
+    assert healthy_logs(tmp_path) == [("a.yaml", ""), ("b.yaml", "ok\n[rank3]: Widget exploded after 12 tries\n")]
+    published = "schema/published-ids.txt"
+    assert published_ids(tmp_path) == [
+        (Location(published, 1, 1), "widget"),
+        (Location(published, 3, 1), "old-id"),
+        (Location(published, 4, 1), "gadget"),
+    ]
+    assert published_ids(tmp_path / "entries") == [] and healthy_logs(tmp_path / "entries") == []
+    loaded = load_catalog([tmp_path / "entries"], tmp_path, project=True)
+    collision = "/signatures/0/pattern: '{0}-exploded' matches "
+    assert [str(issue) for issue in loaded.issues] == [
+        "entries/memory/gadget.yaml:31:14: error[signature.collision] "
+        + collision.format("gadget")
+        + "a healthy log (b.yaml): '[rank3]: Widget exploded after 12 tries'",
+        "entries/memory/gadget.yaml:31:14: error[signature.collision] "
+        + collision.format("gadget")
+        + "an example of 'widget-exploded' (widget); narrow it or declare confused_with",
+        "entries/memory/widget.yaml:31:14: error[signature.collision] "
+        + collision.format("widget")
+        + "a healthy log (b.yaml): '[rank3]: Widget exploded after 12 tries'",
+        "entries/memory/widget.yaml:31:14: error[signature.collision] "
+        + collision.format("widget")
+        + "an example of 'gadget-exploded' (gadget); narrow it or declare confused_with",
+        "schema/published-ids.txt:3:1: error[catalog.missing-published-id] "
+        "published id 'old-id' has no record and no successor",
+    ]
+    assert not loaded.ok
+    assert load_catalog([tmp_path / "entries"], tmp_path).ok
+
+
+def test_checked_records_are_recalled_by_digest_unless_the_catalog_has_an_issue(tmp_path: Path) -> None:
+    write_record(tmp_path, "memory", "widget")
+    write_record(tmp_path, "memory", "gadget")
+    keep: list[SourceDoc] = []
+    load_catalog([tmp_path / "entries"], tmp_path, keep=keep)
+    assert [(doc.path, doc.recalled) for doc in keep] == [
+        ("entries/memory/gadget.yaml", False),
+        ("entries/memory/widget.yaml", False),
+    ]
+    raw = (tmp_path / "entries" / "memory" / "widget.yaml").read_bytes()
+    assert keep[1].digest == record_digest(raw) == hashlib.sha256(raw).hexdigest()
+    checked = {doc.digest: doc.data for doc in keep}
+    again: list[SourceDoc] = []
+    recalled = load_catalog([tmp_path / "entries"], tmp_path, keep=again, checked=checked)
+    assert [(doc.path, doc.recalled) for doc in again] == [
+        ("entries/memory/gadget.yaml", True),
+        ("entries/memory/widget.yaml", True),
+    ]
+    assert recalled.issues == () and [e.id for e in recalled.catalog.entries] == ["gadget", "widget"]
+    write_record(tmp_path, "memory", "gizmo", extra="related: [nothing]\n")
+    full: list[SourceDoc] = []
+    found = load_catalog([tmp_path / "entries"], tmp_path, keep=full, checked=checked)
+    assert [str(i) for i in found.issues] == [
+        "entries/memory/gizmo.yaml:41:11: error[catalog.unknown-id] /related/0: no record has id 'nothing'"
+    ]
+    assert [doc.recalled for doc in full] == [False, False, False]
+
+
+def test_a_record_that_failed_to_load_is_known_by_its_own_id_else_its_file_name(tmp_path: Path) -> None:
+    path = tmp_path / "file-name.yaml"
+    assert claimed_id(SourceDoc("x", {"id": "own"}), path) == "own"
+    assert claimed_id(SourceDoc("x", {"id": 3}), path) == "file-name"
+    assert claimed_id(SourceDoc("x", ["id"]), path) == "file-name"
+    assert claimed_id(SourceDoc("x", None), path) == "file-name"
