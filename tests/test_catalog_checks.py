@@ -29,6 +29,7 @@ from generator.records.locate import (
 from generator.records.model import Catalog
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
+from generator.records.validate import MAX_MESSAGE, fold, shorten
 
 from .workspace import write_record
 
@@ -374,3 +375,46 @@ def test_a_record_that_failed_to_load_is_known_by_its_own_id_else_its_file_name(
     assert claimed_id(SourceDoc("x", {"id": 3}), path) == "file-name"
     assert claimed_id(SourceDoc("x", ["id"]), path) == "file-name"
     assert claimed_id(SourceDoc("x", None), path) == "file-name"
+
+
+def test_references_conditions_renames_and_folders_are_checked_across_records(tmp_path: Path) -> None:
+    conditions = (
+        "    detail: Every widget takes room.\n    when:\n      - record: gizmo\n      - signature: no-such-sig\n"
+        "      - line: 'a(?=b)c'\n    unless:\n      - signature: widget-exploded\n      - log: 'x(?!y)z'\n"
+        "      - record: ghost\n"
+    )
+    extra = "related: [widget]\nconfused_with:\n  - id: nobody\n    tell: nothing\nrenamed_from: [gadget, old-one]\n"
+    write_record(tmp_path, "numerical", "widget", extra=extra)
+    path = tmp_path / "entries" / "numerical" / "widget.yaml"
+    text = path.read_text(encoding="utf-8").replace("    detail: Every widget takes room.\n", conditions)
+    path.write_text(text, encoding="utf-8")
+    write_record(tmp_path, "memory", "gadget", extra="renamed_from: [old-one]\n")
+    write_record(tmp_path, "memory", "gizmo", sig_id="gizmo-two")
+    write_record(tmp_path, "memory", "com3")
+    write_record(tmp_path, "memory", "lpt9x", extra="merged_into: nobody-else\n")
+    path = tmp_path / "entries" / "memory" / "lpt9x.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("category: memory", "category: data"), encoding="utf-8")
+    widget = "entries/numerical/widget.yaml"
+    assert issues_of(tmp_path) == [
+        "entries/memory/com3.yaml:2:5: error[catalog.reserved-id] /id: id 'com3' is reserved for a site path "
+        "or device name",
+        "entries/memory/lpt9x.yaml:4:11: error[catalog.category-mismatch] /category: category 'data' differs "
+        "from the folder 'memory'",
+        "entries/memory/lpt9x.yaml:41:14: error[catalog.unknown-id] /merged_into: no record has id 'nobody-else'",
+        f"{widget}:20:20: error[catalog.unknown-signature] /causes/0/when/1/signature: no signature has id "
+        "'no-such-sig'",
+        f"{widget}:21:15: error[signature.dialect] /causes/0/when/2/line: lookaround is not portable",
+        f"{widget}:24:14: error[signature.dialect] /causes/0/unless/1/log: lookaround is not portable",
+        f"{widget}:25:17: error[catalog.unknown-id] /causes/0/unless/2/record: no record has id 'ghost'",
+        f"{widget}:49:11: error[catalog.self-reference] /related/0: a record cannot refer to itself",
+        f"{widget}:51:9: error[catalog.unknown-id] /confused_with/0/id: no record has id 'nobody'",
+        f"{widget}:53:16: error[catalog.rename-conflict] /renamed_from/0: 'gadget' is still the id of a record",
+        f"{widget}:53:24: error[catalog.rename-conflict] /renamed_from/1: 'old-one' is also claimed by 'gadget'",
+    ]
+
+
+def test_messages_are_cut_to_a_readable_length_and_ids_fold_for_case_insensitive_systems() -> None:
+    assert shorten("a  b\n c") == "a b c"
+    assert shorten("y" * MAX_MESSAGE) == "y" * MAX_MESSAGE
+    assert shorten("x" * 300) == "x" * (MAX_MESSAGE - 3) + "..."
+    assert (fold("\ufb01le"), fold("ABC")) == ("file", "abc")
