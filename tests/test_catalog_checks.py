@@ -28,6 +28,7 @@ from generator.records.locate import (
 )
 from generator.records.model import Catalog
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
+from generator.records.schema import ENTRY_SCHEMA, enum_form, inline_refs, is_valid_fast, resolve, strict_pattern
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 from generator.records.validate import MAX_MESSAGE, fold, shorten
 
@@ -418,3 +419,51 @@ def test_messages_are_cut_to_a_readable_length_and_ids_fold_for_case_insensitive
     assert shorten("y" * MAX_MESSAGE) == "y" * MAX_MESSAGE
     assert shorten("x" * 300) == "x" * (MAX_MESSAGE - 3) + "..."
     assert (fold("\ufb01le"), fold("ABC")) == ("file", "abc")
+
+
+def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
+    assert [strict_pattern(p) for p in ("^a$", "^a\\$", "a", "$")] == ["^a\\Z", "^a\\$", "a", "\\Z"]
+    node = {"oneOf": [{"const": "a"}, {"const": "b"}], "description": "d", "items": [{"oneOf": [{"const": 1}]}]}
+    assert enum_form(node) == {"description": "d", "items": [{"enum": [1]}], "enum": ["a", "b"]}
+    assert enum_form({"oneOf": [{"const": "a"}, {"type": "string"}]}) == {"oneOf": [{"const": "a"}, {"type": "string"}]}
+    assert enum_form({"oneOf": []}) == {"oneOf": []} and enum_form([1, {"oneOf": [{"const": 2}]}]) == [1, {"enum": [2]}]
+    defs = {"slug": {"type": "string", "pattern": "^x$"}, "wrap": {"$ref": "#/$defs/slug"}}
+    properties = {
+        "a": {"$ref": "#/$defs/slug"},
+        "b": {"$ref": "#/$defs/wrap", "maxLength": 3, "allOf": [{"minLength": 1}]},
+    }
+    schema = {"$defs": defs, "properties": {**properties, "c": {"$ref": "other.json"}}, "l": [{"$ref": "#/$defs/slug"}]}
+    slug = {"type": "string", "pattern": "^x$"}
+    assert inline_refs(schema, defs) == {
+        "properties": {
+            "a": slug,
+            "b": {"maxLength": 3, "allOf": [{"minLength": 1}, slug]},
+            "c": {"$ref": "other.json"},
+        },
+        "l": [slug],
+    }
+    nested = {
+        "$defs": {"base": {"type": "object", "description": "base"}, "mid": {"$ref": "#/$defs/base", "title": "mid"}}
+    }
+    assert resolve({"$ref": "#/$defs/mid", "title": "top"}, nested) == {
+        "type": "object",
+        "description": "base",
+        "title": "top",
+    }
+    assert resolve({"allOf": [{"$ref": "#/$defs/base"}, {"minLength": 1}], "x": 1}, nested) == {
+        "type": "object",
+        "description": "base",
+        "x": 1,
+    }
+    assert resolve({"y": 2}, nested) == {"y": 2}
+
+
+def test_a_final_dollar_in_a_schema_pattern_refuses_a_trailing_newline(tmp_path: Path) -> None:
+    write_record(tmp_path, "memory", "widget")
+    path = tmp_path / "entries" / "memory" / "widget.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("tags: [test]", 'tags: ["test\\n"]'), encoding="utf-8")
+    assert is_valid_fast(ENTRY_SCHEMA, {}) is False
+    assert issues_of(tmp_path) == [
+        "entries/memory/widget.yaml:24:8: error[schema.pattern] /tags/0: 'test\\n' does not match "
+        "'^[a-z0-9]+(-[a-z0-9]+)*$'"
+    ]
