@@ -26,7 +26,7 @@ from generator.records.locate import (
     pointer_from_path,
     unescape_token,
 )
-from generator.records.model import Catalog
+from generator.records.model import Catalog, Example, PrintedBy, build_printed_by, freeze
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
 from generator.records.schema import ENTRY_SCHEMA, enum_form, inline_refs, is_valid_fast, resolve, strict_pattern
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
@@ -467,3 +467,74 @@ def test_a_final_dollar_in_a_schema_pattern_refuses_a_trailing_newline(tmp_path:
         "entries/memory/widget.yaml:24:8: error[schema.pattern] /tags/0: 'test\\n' does not match "
         "'^[a-z0-9]+(-[a-z0-9]+)*$'"
     ]
+
+
+def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> None:
+    example = (
+        "        - from: log\n          url: https://github.com/o/r/issues/1\n"
+        "          line: 'Widget exploded after 3 tries'\n          versions: '2.1'\n"
+    )
+    write_record(tmp_path, "memory", "widget", extra="renamed_from: [zeta, alpha]\n")
+    path = tmp_path / "entries" / "memory" / "widget.yaml"
+    text = path.read_text(encoding="utf-8").replace('        - "Widget exploded after 1 tries"\n', f"{example}")
+    text = text.replace("tags: [test]", "tags: [test, b-tag]").replace(
+        'pattern: "Widget', 'flags: [i]\n    pattern: "Widget'
+    )
+    path.write_text(text, encoding="utf-8")
+    write_record(tmp_path, "numerical", "gadget")
+    loaded = load_catalog([tmp_path / "entries"], tmp_path)
+    assert loaded.issues == ()
+    catalog = loaded.catalog
+    widget, gadget = catalog.by_id["widget"], catalog.by_id["gadget"]
+    assert widget.signatures[0].examples == (
+        Example("[rank3]: Widget exploded after 12 tries"),
+        Example("Widget exploded after 3 tries", "log", "https://github.com/o/r/issues/1", "", "2.1", ""),
+    )
+    assert widget.signatures[0].match == ("[rank3]: Widget exploded after 12 tries", "Widget exploded after 3 tries")
+    assert widget.signatures[0].no_match == ("Widget nearly exploded", "Widget exploded after many tries")
+    assert (widget.signatures[0].ignore_case, gadget.signatures[0].ignore_case) == (True, False)
+    assert {tag: [e.id for e in entries] for tag, entries in catalog.by_tag.items()} == {
+        "b-tag": ["widget"],
+        "test": ["gadget", "widget"],
+    }
+    assert list(catalog.by_tag) == ["b-tag", "test"]
+    assert {name: [e.id for e in entries] for name, entries in catalog.by_category.items()} == {
+        "memory": ["widget"],
+        "numerical": ["gadget"],
+    }
+    assert list(catalog.renames.items()) == [("alpha", "widget"), ("zeta", "widget")]
+    assert [sig.id for sig in catalog.signatures] == ["gadget-exploded", "widget-exploded"]
+    assert (widget.tags, widget.renamed_from, widget.related, widget.get("nope", 5)) == (
+        ("test", "b-tag"),
+        ("zeta", "alpha"),
+        (),
+        5,
+    )
+    assert str(widget.location("/tags/1")) == "entries/memory/widget.yaml:24:14"
+    assert (widget.status, widget.severity, widget.summary) == (
+        "draft",
+        "fatal",
+        "The smallest record the schema accepts.",
+    )
+    assert (widget.signatures[0].entry_id, widget.signatures[0].index, widget.signatures[0].strength) == (
+        "widget",
+        0,
+        "specific",
+    )
+    assert widget.signatures[0].description == "The widget gave up." and widget.signatures[0].printed_by is None
+
+
+def test_frozen_data_and_printed_by_claims() -> None:
+    frozen = freeze({"a": [1, {"b": [2]}]})
+    assert frozen == {"a": (1, {"b": (2,)})} and type(frozen).__name__ == "mappingproxy"
+    assert type(frozen["a"][1]).__name__ == "mappingproxy"
+    assert build_printed_by({"package": "p", "file": "f", "present": [1.2, "3"]}) == PrintedBy(
+        "p", "f", (), ("1.2", "3"), ()
+    )
+    assert PrintedBy("p", "f", ("t",), ("1",), ("0",)).as_dict() == {
+        "package": "p",
+        "file": "f",
+        "present": ["1"],
+        "text": ["t"],
+        "absent": ["0"],
+    }
