@@ -29,7 +29,7 @@ from generator.records.ledger import (
 )
 from generator.records.model import Catalog
 from generator.records.pipeline import load_catalog
-from generator.signatures import verify
+from generator.signatures import releases, verify
 from generator.signatures.verify import ledger_entry, ledger_text, outcome_issues, release_outcome, verify_signature
 
 from .workspace import write_record
@@ -336,3 +336,69 @@ def test_a_verified_status_needs_each_signature_checked_and_a_real_line(tmp_path
         no_real,
     ]
     assert status_issues(catalog.by_id["gizmo"], {}) == []
+
+
+def test_a_release_is_downloaded_once_and_a_local_rebuild_is_set_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAILPEDIA_RELEASES", str(tmp_path / "releases"))
+    assert releases.releases_dir() == tmp_path / "releases"
+    monkeypatch.delenv("FAILPEDIA_RELEASES")
+    assert releases.releases_dir() == Path.home() / ".cache" / "failpedia" / "releases"
+    monkeypatch.setenv("FAILPEDIA_RELEASES", str(tmp_path / "releases"))
+    calls: list[tuple[str, tuple[str, ...]]] = []
+    names = {"--only-binary=:all:": "torch-2.1.0+cpu-cp311-cp311-linux_x86_64.whl", "--python-version": ""}
+
+    def download(requirement: str, folder: Path, extra: tuple[str, ...]) -> bool:
+        calls.append((requirement, extra[:2]))
+        name = names["--python-version"] if len(extra) > 1 and extra[1] == "--python-version" else names[extra[0]]
+        if name:
+            (folder / name).write_bytes(b"")
+        return bool(name) or extra[0] != "--only-binary=:all:"
+
+    monkeypatch.setattr(releases, "pip_download", download)
+    names["--no-binary=:all:"] = "torch-2.1.0.tar.gz"
+    archive = releases.fetch_release("torch", "2.1.0")
+    assert archive == tmp_path / "releases" / "torch" / "2.1.0" / "torch-2.1.0.tar.gz"
+    assert calls == [
+        ("torch==2.1.0", ("--only-binary=:all:",)),
+        ("torch==2.1.0", ("--only-binary=:all:", "--python-version")),
+        ("torch==2.1.0", ("--no-binary=:all:", "--no-build-isolation")),
+    ]
+    assert sorted(p.name for p in archive.parent.iterdir()) == ["torch-2.1.0.tar.gz"]
+    assert releases.fetch_release("torch", "2.1.0") == archive and len(calls) == 3
+    names.update({"--only-binary=:all:": "", "--no-binary=:all:": ""})
+    with pytest.raises(OSError, match=r"^pip could not download torch==2\.2\.0$"):
+        releases.fetch_release("torch", "2.2.0")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name in ("b.zip", "a.tar.gz", "c.whl", "d.txt"):
+        (folder / name).write_bytes(b"")
+    assert releases.cached_archive(folder) == folder / "a.tar.gz"
+    assert releases.cached_archive(tmp_path / "mixed" / "none") is None
+    assert releases.WHEEL_TARGET[:4] == ("--only-binary=:all:", "--python-version", "3.11", "--implementation")
+
+
+def test_pip_download_runs_pip_without_dependencies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    def run(command: list[str], capture_output: bool, check: bool) -> subprocess.CompletedProcess[bytes]:
+        seen.append(command)
+        assert capture_output and not check
+        return subprocess.CompletedProcess(command, 0 if "ok==1" in command else 1)
+
+    monkeypatch.setattr(releases.subprocess, "run", run)
+    assert releases.pip_download("ok==1", tmp_path, ("--x",)) is True
+    assert releases.pip_download("bad==1", tmp_path, ()) is False
+    assert seen[0] == [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "-d",
+        str(tmp_path),
+        "--x",
+        "ok==1",
+    ]
