@@ -538,3 +538,20 @@ def test_frozen_data_and_printed_by_claims() -> None:
         "text": ["t"],
         "absent": ["0"],
     }
+
+
+def test_search_reads_observations_faq_and_nccl_and_averages_over_one_record(tmp_path: Path) -> None:
+    extra = "observations: [Zebra stripes appear]\nfaq:\n  - q: Quokka here?\n    a: Yes.\n"
+    write_record(tmp_path, "memory", "gadget", extra=extra + "nccl:\n  code: 2\n  name: ncclSystemError\n")
+    path = tmp_path / "entries" / "memory" / "gadget.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("title: Minimal record", "title: Gadget"), encoding="utf-8"
+    )
+    catalog = load_catalog([tmp_path / "entries"], tmp_path).catalog
+    index = search_index(catalog)
+    assert index.average == {"title": 1.0, "tags": 2.0, "lines": 11.0, "body": 51.0}
+    # One record: idf log(4/3); every field at its average length, so each gain is boost * log(4/3).
+    assert [(e.id, s) for e, s in search(catalog, "zebra", index)] == [("gadget", 0.288)]
+    assert [(e.id, s) for e, s in search(catalog, "quokka", index)] == [("gadget", 0.288)]
+    assert [(e.id, s) for e, s in search(catalog, "system", index)] == [("gadget", 0.288)]
+    assert [(e.id, s) for e, s in search(catalog, "gadget", index)] == [("gadget", 4.315)]
