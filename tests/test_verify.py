@@ -318,6 +318,12 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
         "widget-exploded": Checked("pkg", "lib/*.so", ("1.2", "1.10"), ("1.0",))
     }
     assert checked_releases(catalog, {sig.id: {**good, "digest": "x"}}) == {}
+    more = {**good["results"], "0.10": "absent", "0.9": "absent", "1.9": "unreadable"}
+    assert checked_releases(catalog, {sig.id: {**good, "results": more}})["widget-exploded"].absent == (
+        "0.9",
+        "0.10",
+        "1.0",
+    )
     assert version_key("2.10.3rc1") == (2, 10, 3, 1)
 
 
