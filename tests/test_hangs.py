@@ -139,6 +139,10 @@ def test_describe_names_the_group_the_ranks_and_their_lines() -> None:
         "a branch that depends on the rank, a data loader or checkpoint save on that rank, "
         "or a process that died first.",
     ]
+    both = describe(
+        Hang("PG 1", "enqueued", (late, Report("a.log", 8, "rank 3", "PG 1", "enqueued", 40, 39)), (first,))
+    )
+    assert both[0] == "Behind the others in PG 1: rank 2, rank 3 (last enqueued NCCL work 40; rank 0 enqueued 41)"
     timed = Report("c.log", 9, "rank 4", "", "timed out", 12, None)
     assert describe(Hang("", "timed out", (timed,), (first,)))[0] == (
         "Behind the others: rank 4 (its watchdog timed out on NCCL work 12; rank 0 on 41)"
