@@ -376,6 +376,8 @@ def test_a_release_is_downloaded_once_and_a_local_rebuild_is_set_aside(
     names.update({"--only-binary=:all:": "", "--no-binary=:all:": ""})
     with pytest.raises(OSError, match=r"^pip could not download torch==2\.2\.0$"):
         releases.fetch_release("torch", "2.2.0")
+    with pytest.raises(OSError, match=r"^pip could not download torch==2\.2\.0$"):  # its folder is left, empty
+        releases.fetch_release("torch", "2.2.0")
     folder = tmp_path / "mixed"
     folder.mkdir()
     for name in ("b.zip", "a.tar.gz", "c.whl", "d.txt"):
