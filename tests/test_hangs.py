@@ -13,7 +13,7 @@ import jsonschema
 from generator.diagnosis.diagnose import diagnose, rank_of
 from generator.diagnosis.explain import report_text
 from generator.diagnosis.logread import Source
-from generator.diagnosis.progress import Report, hangs, parse
+from generator.diagnosis.progress import Hang, Report, behind, describe, furthest, hangs, parse
 from generator.records.pipeline import load_catalog
 from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher
@@ -122,3 +122,55 @@ def test_hangs_are_in_the_json_and_match_its_schema(tmp_path: Path) -> None:
             "ahead": [{"rank": "rank 1", "work": 3, "completed": 2, "file": str(log), "line": 2}],
         }
     ]
+
+
+def test_describe_names_the_group_the_ranks_and_their_lines() -> None:
+    late = Report("a.log", 7, "rank 2", "PG 1", "enqueued", 40, 39)
+    first, second = (
+        Report("a.log", 3, "rank 0", "PG 1", "enqueued", 41, 39),
+        Report("b.log", 5, "rank 1", "PG 1", "enqueued", 41, 40),
+    )
+    assert describe(Hang("PG 1", "enqueued", (late,), (first, second))) == [
+        "Behind the others in PG 1: rank 2 (last enqueued NCCL work 40; rank 0, rank 1 enqueued 41)",
+        "   rank 2: work 40 at a.log:7",
+        "   rank 0: work 41 at a.log:3",
+        "   rank 1: work 41 at b.log:5",
+        "   Start from what rank 2 was doing at work 40 while the others reached 41: "
+        "a branch that depends on the rank, a data loader or checkpoint save on that rank, "
+        "or a process that died first.",
+    ]
+    both = describe(
+        Hang("PG 1", "enqueued", (late, Report("a.log", 8, "rank 3", "PG 1", "enqueued", 40, 39)), (first,))
+    )
+    assert both[0] == "Behind the others in PG 1: rank 2, rank 3 (last enqueued NCCL work 40; rank 0 enqueued 41)"
+    timed = Report("c.log", 9, "rank 4", "", "timed out", 12, None)
+    assert describe(Hang("", "timed out", (timed,), (first,)))[0] == (
+        "Behind the others: rank 4 (its watchdog timed out on NCCL work 12; rank 0 on 41)"
+    )
+
+
+def test_behind_sorts_by_work_then_rank_and_a_tie_keeps_the_earliest_line() -> None:
+    def report(who: str, line: int, work: int) -> Report:
+        return Report("f", line, who, "", "enqueued", work, None)
+
+    reports = [report("rank 3", 1, 5), report("rank 1", 2, 4), report("rank 0", 3, 9), report("rank 2", 4, 4)]
+    reports += [report("rank 0", 5, 9), report("rank 4", 6, 9), report("rank 3", 7, 3)]
+    assert furthest(reports)["rank 0"].line == 3 and furthest(reports)["rank 3"].line == 1
+    late, ahead = behind(reports)
+    assert [(r.who, r.work) for r in late] == [("rank 1", 4), ("rank 2", 4), ("rank 3", 5)]
+    assert [(r.who, r.line) for r in ahead] == [("rank 0", 3), ("rank 4", 6)]
+    assert behind([report("rank 0", 1, 2), report("rank 1", 2, 2)]) == ((), ())
+    assert behind([report("rank 0", 1, 2)]) == ((), ())
+    other = Report("f", 8, "rank 1", "PG 2", "enqueued", 1, None)
+    found = hangs([*reports, other, Report("f", 9, "rank 0", "PG 2", "enqueued", 2, None)])
+    assert [(h.group, h.measure, [r.who for r in h.behind]) for h in found] == [
+        ("", "enqueued", ["rank 1", "rank 2", "rank 3"]),
+        ("PG 2", "enqueued", ["rank 1"]),
+    ]
+
+
+def test_parse_names_the_file_when_the_line_names_no_rank_and_ignores_other_ids() -> None:
+    line = "[PG 3 Rank 0] last enqueued NCCL work: 8, last completed NCCL work: 7."
+    assert parse("fact.progress", "r.log", 2, line, None) == Report("r.log", 2, "r.log", "PG 3", "enqueued", 8, 7)
+    assert parse("fact.timeout", "r.log", 2, line, 0) is None
+    assert parse("fact.nccl", "r.log", 2, line, 0) is None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,9 @@ import pytest
 import yaml
 
 from generator.records.load import SourceDoc
-from generator.records.model import Catalog, build_catalog
-from generator.signatures import library
+from generator.records.model import Catalog, Signature, build_catalog
+from generator.records.pipeline import load_catalog
+from generator.signatures import facts, library
 from generator.signatures.library import (
     bumped,
     dump,
@@ -22,6 +24,8 @@ from generator.signatures.library import (
     required_bump,
     signature_library,
 )
+
+from .workspace import write_record
 
 MINIMAL = yaml.safe_load((Path(__file__).parent / "fixtures" / "valid" / "minimal-record.yaml").read_text())
 
@@ -162,3 +166,39 @@ def test_without_a_lock_the_library_starts_at_zero(tmp_path: Path, monkeypatch: 
 def test_a_record_url_keeps_a_site_path_ending_in_x() -> None:
     assert library.record_url("a", "https://h.example/X/") == "https://h.example/X/entries/a/"
     assert library.record_url("a", "") == "/entries/a/"
+
+
+def test_pseudo_signatures_belong_to_no_record_and_conditions_are_found_once(tmp_path: Path) -> None:
+    assert facts.pseudo_signature("fact.x", "a+", "the x") == Signature(
+        id="fact.x",
+        entry_id="",
+        pattern="a+",
+        ignore_case=False,
+        description="the x",
+        strength="fact",
+        match=(),
+        no_match=(),
+        index=-1,
+    )
+    assert [(s.id, s.description) for s in facts.fact_signatures()][:2] == [
+        ("fact.nccl", "the nccl a log states"),
+        ("fact.torch", "the torch a log states"),
+    ]
+    condition = "    detail: Every widget takes room.\n    when:\n      - log: 'No space left'\n"
+    condition += "    unless:\n      - log: 'Dry'\n"
+    write_record(tmp_path, "memory", "widget")
+    path = tmp_path / "entries" / "memory" / "widget.yaml"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("    detail: Every widget takes room.\n", condition), encoding="utf-8"
+    )
+    write_record(tmp_path, "memory", "gadget")
+    catalog = load_catalog([tmp_path / "entries"], tmp_path).catalog
+    assert facts.condition_patterns(catalog) == ["Dry", "No space left"]
+    found = facts.diagnosis_signatures(catalog)
+    assert [s.id for s in found[:2]] == ["gadget-exploded", "widget-exploded"]
+    assert len(found) == 2 + len(facts.fact_signatures()) + 2
+    assert found[-2:] == (
+        facts.pseudo_signature(facts.condition_id("Dry"), "Dry", "a line a cause condition names"),
+        facts.pseudo_signature(facts.condition_id("No space left"), "No space left", "a line a cause condition names"),
+    )
+    assert facts.condition_id("Dry") == "cond." + hashlib.sha256(b"Dry").hexdigest()[:12]

@@ -15,10 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from generator.records.ledger import LEDGER_FILE, ledger_digest, needles, read_ledger
+from generator.records.ledger import (
+    LEDGER_FILE,
+    Checked,
+    checked_releases,
+    confirmed,
+    ledger_digest,
+    ledger_issues,
+    needles,
+    read_ledger,
+    status_issues,
+    version_key,
+)
+from generator.records.model import Catalog
 from generator.records.pipeline import load_catalog
-from generator.signatures import verify
+from generator.signatures import releases, verify
 from generator.signatures.verify import ledger_entry, ledger_text, outcome_issues, release_outcome, verify_signature
+
+from .workspace import write_record
 
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = b"misc/shmutils.cc:%d NCCL WARN Error: failed to extend %s to %ld bytes"
@@ -265,3 +279,134 @@ def test_an_entry_page_says_where_each_fingerprint_was_verified(project: Path) -
     assert "status: verified · 1 of 3 fingerprints verified against released artifacts" in text
     home = next(p for p in render_site(catalog, checks=checks) if p.path == "index.md")
     assert f"1 of {len(catalog.signatures)} fingerprints verified against the releases" in home.markdown
+
+
+def ledger_workspace(root: Path, status: str = "draft") -> Catalog:
+    """Return the catalog of a record claiming pkg's lib/*.so (1.2, 1.10; not 1.0) and of one claiming nothing."""
+    claim = "    printed_by:\n      package: pkg\n      file: lib/*.so\n"
+    claim += "      present: ['1.2', '1.10']\n      absent: ['1.0']\n"
+    write_record(root, "memory", "widget", extra=claim)
+    write_record(root, "memory", "gizmo")
+    path = root / "entries" / "memory" / "widget.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("status: draft", f"status: {status}"), encoding="utf-8")
+    return load_catalog([root / "entries"], root).catalog
+
+
+def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig, plain = catalog.by_id["widget"].signatures[0], catalog.by_id["gizmo"].signatures[0]
+    assert needles(sig) == ("Widget exploded after",) and len(ledger_digest(sig)) == 16
+    good = {"digest": ledger_digest(sig), "results": {"1.10": "present", "1.2": "present", "1.0": "absent"}}
+    assert (confirmed(sig, good), confirmed(sig, None), confirmed(plain, good)) == (True, False, False)
+    assert confirmed(sig, {**good, "results": {"1.10": "present", "1.0": "absent"}}) is False
+    assert confirmed(sig, {**good, "results": {"1.10": "present", "1.2": "present"}}) is False
+    where = "entries/memory/widget.yaml:42:7"
+    contradicted = {"1.10": "present", "1.2": "present", "1.0": "present"}
+    assert [str(i) for i in ledger_issues(catalog, {})] == [
+        f"{where}: warning[verify.unchecked] /signatures/0/printed_by: not in the ledger: run failpedia verify"
+    ]
+    assert [str(i) for i in ledger_issues(catalog, {sig.id: {**good, "digest": "x"}})] == [
+        f"{where}: warning[verify.stale] /signatures/0/printed_by: "
+        "changed since failpedia verify checked it: run it again"
+    ]
+    assert [str(i) for i in ledger_issues(catalog, {sig.id: {**good, "results": contradicted}})] == [
+        f"{where}: error[verify.failed] /signatures/0/printed_by: the ledger contradicts the claimed versions: "
+        "{'1.10': 'present', '1.2': 'present', '1.0': 'present'}"
+    ]
+    assert ledger_issues(catalog, {sig.id: good}) == []
+    assert checked_releases(catalog, {sig.id: good}) == {
+        "widget-exploded": Checked("pkg", "lib/*.so", ("1.2", "1.10"), ("1.0",))
+    }
+    assert checked_releases(catalog, {sig.id: {**good, "digest": "x"}}) == {}
+    more = {**good["results"], "0.10": "absent", "0.9": "absent", "1.9": "unreadable"}
+    assert checked_releases(catalog, {sig.id: {**good, "results": more}})["widget-exploded"].absent == (
+        "0.9",
+        "0.10",
+        "1.0",
+    )
+    assert version_key("2.10.3rc1") == (2, 10, 3, 1)
+
+
+def test_a_verified_status_needs_each_signature_checked_and_a_real_line(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path, "verified")
+    sig = catalog.by_id["widget"].signatures[0]
+    good = {"digest": ledger_digest(sig), "results": {"1.10": "present", "1.2": "present", "1.0": "absent"}}
+    no_real = (
+        "entries/memory/widget.yaml:36:9: error[status.no-real-example] /signatures/0/examples/match: "
+        "status is verified but 'widget-exploded' has no example from a posted log or a reproduction"
+    )
+    assert [str(i) for i in status_issues(catalog.by_id["widget"], {sig.id: good})] == [no_real]
+    assert [str(i) for i in status_issues(catalog.by_id["widget"], {})] == [
+        "entries/memory/widget.yaml:6:9: error[status.unverified] /status: status is verified but 'widget-exploded' "
+        "has no passing check in schema/verified.json",
+        no_real,
+    ]
+    assert status_issues(catalog.by_id["gizmo"], {}) == []
+
+
+def test_a_release_is_downloaded_once_and_a_local_rebuild_is_set_aside(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAILPEDIA_RELEASES", str(tmp_path / "releases"))
+    assert releases.releases_dir() == tmp_path / "releases"
+    monkeypatch.delenv("FAILPEDIA_RELEASES")
+    assert releases.releases_dir() == Path.home() / ".cache" / "failpedia" / "releases"
+    monkeypatch.setenv("FAILPEDIA_RELEASES", str(tmp_path / "releases"))
+    calls: list[tuple[str, tuple[str, ...]]] = []
+    names = {"--only-binary=:all:": "torch-2.1.0+cpu-cp311-cp311-linux_x86_64.whl", "--python-version": ""}
+
+    def download(requirement: str, folder: Path, extra: tuple[str, ...]) -> bool:
+        calls.append((requirement, extra[:2]))
+        name = names["--python-version"] if len(extra) > 1 and extra[1] == "--python-version" else names[extra[0]]
+        if name:
+            (folder / name).write_bytes(b"")
+        return bool(name) or extra[0] != "--only-binary=:all:"
+
+    monkeypatch.setattr(releases, "pip_download", download)
+    names["--no-binary=:all:"] = "torch-2.1.0.tar.gz"
+    archive = releases.fetch_release("torch", "2.1.0")
+    assert archive == tmp_path / "releases" / "torch" / "2.1.0" / "torch-2.1.0.tar.gz"
+    assert calls == [
+        ("torch==2.1.0", ("--only-binary=:all:",)),
+        ("torch==2.1.0", ("--only-binary=:all:", "--python-version")),
+        ("torch==2.1.0", ("--no-binary=:all:", "--no-build-isolation")),
+    ]
+    assert sorted(p.name for p in archive.parent.iterdir()) == ["torch-2.1.0.tar.gz"]
+    assert releases.fetch_release("torch", "2.1.0") == archive and len(calls) == 3
+    names.update({"--only-binary=:all:": "", "--no-binary=:all:": ""})
+    with pytest.raises(OSError, match=r"^pip could not download torch==2\.2\.0$"):
+        releases.fetch_release("torch", "2.2.0")
+    with pytest.raises(OSError, match=r"^pip could not download torch==2\.2\.0$"):  # its folder is left, empty
+        releases.fetch_release("torch", "2.2.0")
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    for name in ("b.zip", "a.tar.gz", "c.whl", "d.txt"):
+        (folder / name).write_bytes(b"")
+    assert releases.cached_archive(folder) == folder / "a.tar.gz"
+    assert releases.cached_archive(tmp_path / "mixed" / "none") is None
+    assert releases.WHEEL_TARGET[:4] == ("--only-binary=:all:", "--python-version", "3.11", "--implementation")
+
+
+def test_pip_download_runs_pip_without_dependencies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[list[str]] = []
+
+    def run(command: list[str], capture_output: bool, check: bool) -> subprocess.CompletedProcess[bytes]:
+        seen.append(command)
+        assert capture_output and not check
+        return subprocess.CompletedProcess(command, 0 if "ok==1" in command else 1)
+
+    monkeypatch.setattr(releases.subprocess, "run", run)
+    assert releases.pip_download("ok==1", tmp_path, ("--x",)) is True
+    assert releases.pip_download("bad==1", tmp_path, ()) is False
+    assert seen[0] == [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--quiet",
+        "-d",
+        str(tmp_path),
+        "--x",
+        "ok==1",
+    ]
