@@ -20,13 +20,14 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files
 
 from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
-from generator.records.errors import has_errors
+from generator.records.errors import GeneratorError, has_errors
 from generator.records.ledger import checked_releases, read_ledger
 from generator.records.load import discover
 from generator.records.pipeline import Loaded, paused_gc
 from generator.site.hubs import Hub, load_hubs
 from generator.site.render import categories, category_path, render_site
 from generator.site.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
+from generator.site.searchfix import fix_search_worker
 from generator.site.sitefiles import site_files
 from generator.site.templating import SiteOptions
 
@@ -143,10 +144,15 @@ class FailpediaPlugin(BasePlugin[FailpediaConfig]):  # type: ignore[no-untyped-c
 
     @event_priority(-100)  # after the search plugin has written its index
     def on_post_build(self, config: Any) -> None:
-        """Keep this build's sanitised bodies; give a copy opened from disk its search index."""
+        """Keep this build's sanitised bodies; give a copy opened from disk its search index; fix
+        the theme's search worker (generator/site/searchfix.py)."""
         if self.sanitized_now.keys() != self.sanitized_before.keys():
             write_mapping(sanitized_cache_name(), self.sanitized_now)
         write_search_script(Path(config["site_dir"]) / "search")
+        try:
+            fix_search_worker(Path(config["site_dir"]))
+        except GeneratorError as exc:
+            raise PluginError(str(exc)) from None
 
     def on_post_template(self, output_content: str, template_name: str, config: Any) -> str:
         """Give the theme's own HTML pages (404.html) the same policy."""
