@@ -142,7 +142,11 @@ def test_a_full_disk_elsewhere_in_the_log_puts_the_disk_cause_first() -> None:
         "Disk full or quota exceeded during save",
         "supported",
     )
-    assert finding.causes[0].reasons == ("job.log:2: OSError: [Errno 28] No space left on device",)
+    # Two pieces of evidence: the line itself, and the disk-full record, which answers it too.
+    assert finding.causes[0].reasons == (
+        "job.log:2: OSError: [Errno 28] No space left on device",
+        "disk-full-no-space is in this log too",
+    )
     without = log.replace("OSError: [Errno 28] No space left on device\n", "")
     unchanged = diagnose([Source("job.log", io.BytesIO(without.encode()))], MATCHER, CATALOG).findings[0]
     assert unchanged.causes[0].title == "Save interrupted by a kill, preemption, OOM or time limit"

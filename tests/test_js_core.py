@@ -253,7 +253,8 @@ def test_the_causes_check_covers_decided_and_undecided_logs(cli_causes: list[lis
 def test_a_line_anywhere_in_the_log_decides_in_both(cli_causes: list[list[dict[str, object]]]) -> None:
     found = next(f for f in cli_causes[-6] if f["id"] == "checkpoint-corrupt")
     disk = "Disk full or quota exceeded during save"
-    assert found["texts"][0] == f"Likely cause: {disk} (disk.log:2: OSError: [Errno 28] No space left on device)"
+    line = "disk.log:2: OSError: [Errno 28] No space left on device"
+    assert found["texts"][0] == f"Likely cause: {disk} ({line}; disk-full-no-space is in this log too)"
 
 
 def test_browser_judges_conditions_as_cli(node_results: dict[str, object]) -> None:

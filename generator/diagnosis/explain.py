@@ -29,10 +29,11 @@ def printable(text: str) -> str:
 
 
 def closest_ids(wanted: str, ids: Iterable[str]) -> list[str]:
-    """Return up to five ids that look like ``wanted``: itself in lowercase, close spellings, then ids holding it."""
+    """Return up to five ids that look like ``wanted``: itself in lowercase, close spellings, then ids
+    holding it (those that begin with it first)."""
     key, known = wanted.strip().lower(), sorted(ids)
     close = difflib.get_close_matches(key, known, n=5, cutoff=0.5)
-    holding = [i for i in known if key and key in i]
+    holding = sorted((i for i in known if key and key in i), key=lambda i: not i.startswith(key))
     return list(dict.fromkeys([*(i for i in known if i == key), *close, *holding]))[:5]
 
 
