@@ -14,6 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus
 
+import re2
+
 from generator.diagnosis.diagnose import MAX_TEXT, rank_of, timestamp_of
 from generator.patterns.normalize import TRAILING_SPACE, normalize_line
 from generator.signatures.match import Block
@@ -24,7 +26,9 @@ ERROR_WORDS = (
     CLASS_WORDS + r"|\b(?:ERROR|Error|error|FAILED|Failed|failed|FATAL|Fatal|fatal|Killed|killed"
     r"|Traceback|Segmentation fault|core dumped|Aborted)\b"
 )
-ERROR_BYTES = re.compile(ERROR_WORDS.encode())
+# RE2 scans a block in one linear pass; Python's re retried the class words at every capital
+# letter and made triage, which watches every block, the slowest part of a diagnosis.
+ERROR_BYTES = re2.compile(ERROR_WORDS.encode())
 # The line an exception prints: its (dotted) class first, e.g. "torch.OutOfMemoryError: ...".
 RAISED_RE = re.compile(r"[A-Za-z0-9_.]*[A-Z][A-Za-z0-9]*(?:Error|Exception)\b")
 DIGITS = re.compile(r"[0-9]+")
