@@ -39,7 +39,8 @@ def build_site(out: Path) -> Path:
     """Build this checkout's site into ``out`` (strict, quiet) and return ``out``."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
-    subprocess.run(cmd, cwd=ROOT, check=True, env=env)
+    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
     return out
 
 

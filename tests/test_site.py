@@ -13,17 +13,14 @@ from urllib.parse import unquote, urlsplit
 
 import pytest
 
+from .serving import build_site
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("site")
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(out)]
-    result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    return out
+    return build_site(tmp_path_factory.mktemp("site"))
 
 
 def entry_ids() -> list[str]:

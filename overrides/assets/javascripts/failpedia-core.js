@@ -144,8 +144,6 @@
     });
   }
 
-  /* The facts a log states (library.facts: the NCCL, PyTorch, CUDA and driver versions), matched
-   * like signatures; `value` reads the version from the line as found (group 1), as facts.py does. */
   /* A line-matching entry that is not a record's signature (a version fact, a `log:` condition
    * pattern): matched in the same scan, prefiltered by its needles like any signature. */
   function pseudoSignature(id, pattern, needles) {
@@ -156,6 +154,8 @@
     };
   }
 
+  /* The facts a log states (library.facts: the NCCL, PyTorch, CUDA and driver versions), matched
+   * like signatures; `value` reads the version from the line as found (group 1), as facts.py does. */
   function compileFacts(library) {
     var facts = library.facts || {};
     return Object.keys(facts).sort().map(function (name) {
