@@ -15,7 +15,7 @@ import pytest
 from generator.diagnosis.diagnose import SPLIT_FROM, diagnose
 from generator.diagnosis.logread import Source, blocks
 from generator.records.pipeline import load_catalog
-from generator.signatures.match import Matcher
+from generator.signatures.match import Block, Matcher
 
 from .realworld import load_cases
 from .workspace import diagnose_cli
@@ -244,3 +244,23 @@ def test_cache_gives_the_same_answer_and_survives_damage(tmp_path: Path) -> None
         path.write_bytes(b"garbage")
     damaged = subprocess.run(command, cwd=ROOT, capture_output=True, env=env)
     assert damaged.stdout == cold.stdout and b"Traceback" not in damaged.stderr
+
+
+def test_the_observer_sees_blocks_until_a_finding_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    from functools import partial
+
+    from generator.diagnosis import diagnose as diagnose_module
+
+    monkeypatch.setattr(diagnose_module, "blocks", partial(blocks, block_size=64))
+    data = (OOM + "\n" + "step 1 | loss 2.0\n" * 40).encode()
+    firsts = [first for first, _ in blocks(Source("log", io.BytesIO(data)), block_size=64)]
+    seen: list[int] = []
+
+    def observe(index: int, name: str, first: int, block: Block) -> None:
+        seen.append(first)
+
+    report = diagnose([Source("log", io.BytesIO(data))], MATCHER, CATALOG, observe=observe)
+    assert report.findings[0].entry.id == "cuda-out-of-memory"
+    # The hits of a block are taken once 2 * SCAN_THREADS more blocks wait: until then it is watched.
+    assert len(firsts) > 2 * diagnose_module.SCAN_THREADS + 1
+    assert seen == firsts[: 2 * diagnose_module.SCAN_THREADS + 1]

@@ -12,6 +12,8 @@ from generator.records.pipeline import load_catalog
 from generator.signatures import match
 from generator.signatures.match import Block, Matcher
 
+from .realworld import Case, load_cases
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 STUCK = "fp16-loss-scale-overflow-stuck-at-one"
@@ -112,7 +114,9 @@ def test_block_parts() -> None:
     assert Block.of(b"ab").contains(b"a")
 
 
-def test_a_large_block_counts_only_its_own_bytes() -> None:
+@pytest.mark.parametrize("after", [0, 1 << 40], ids=["numpy", "bytes.count"])
+def test_a_large_block_counts_only_its_own_bytes(after: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(match, "NUMPY_AFTER", after)
     lines = match.NUMPY_FROM // 3 + 10
     block = Block(b"\n\n\n" + b"ab\n" * lines, 3, 3 + 3 * lines)
     counts = [block.count(needle) for needle in (b"\n", b"a", b"\na", b"b\na")]
@@ -152,10 +156,23 @@ def test_line_bounds(offset: int, low: int, high: int | None, expected: tuple[in
 
 @pytest.mark.parametrize(
     ("data", "offset", "expected"),
-    [(b"ab\ncd", 1, (0, 2)), (b"a\nXb", 2, (2, 4)), (b"a\nb\n", 3, (2, 3)), (b"a\rb\rc", 4, (4, 5))],
+    [
+        (b"ab\ncd", 1, (0, 2)),
+        (b"a\nXb", 2, (2, 4)),
+        (b"a\nb\n", 3, (2, 3)),
+        (b"a\rb\rc", 4, (4, 5)),
+        (b"a\rb\ncd", 5, (4, 6)),
+        (b"x\ry\nab\rcd", 8, (7, 9)),
+    ],
 )
 def test_line_bounds_of_the_whole_data(data: bytes, offset: int, expected: tuple[int, int]) -> None:
     assert match.line_bounds(data, offset) == expected
+
+
+@pytest.mark.parametrize("case", load_cases("failures"), ids=lambda case: case.name)
+def test_the_one_pass_scan_finds_what_the_two_passes_find(case: Case) -> None:
+    data = case.log.encode("utf-8")
+    assert hits(FAST, data) == sorted((h.signature.id, h.line_offset, h.text) for h in FAST.scan_block(data, True))
 
 
 def test_line_bounds_stay_within_low_and_high() -> None:

@@ -144,6 +144,7 @@ class Collector:
         self.facts: Kept = {}
         self.logged: Kept = {}  # the first line of each `log:` condition
         self.progress: list[ProgressReport] = []
+        self.busy = False  # the last block taken held a hit: the next is scanned in one pass
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
@@ -155,10 +156,10 @@ class Collector:
         pending: deque[tuple[int, Future[list[Hit]]]] = deque()
         with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
             for first_line, block in blocks(source):
-                if self.observe is not None:
+                if self.observe is not None and not self.findings:
                     self.observe(index, source.name, first_line, block)
                 for line, part in halves(first_line, block):
-                    pending.append((line, pool.submit(self.matcher.scan_block, part)))
+                    pending.append((line, pool.submit(self.matcher.scan_block, part, self.busy)))
                 while len(pending) > 2 * SCAN_THREADS:
                     self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
@@ -167,7 +168,9 @@ class Collector:
 
     def take(self, index: int, source: Source, first_line: int, future: Future[list[Hit]]) -> None:
         """Add the hits of one scanned block."""
-        for hit in future.result():
+        hits = future.result()
+        self.busy = bool(hits)
+        for hit in hits:
             self.add(index, source, first_line + hit.line_offset, hit)
 
     def add(self, index: int, source: Source, line: int, hit: Hit) -> None:
@@ -278,7 +281,11 @@ def diagnose(
     progress: Progress = lambda index, done: None,
     observe: Observer | None = None,
 ) -> Report:
-    """Return the ranked report for the given inputs (``observe`` also sees every block read)."""
+    """Return the ranked report for the given inputs.
+
+    ``observe`` sees every block read until a finding is known (it watches for the triage of
+    a log nothing matched, so a log that matched is not read twice over).
+    """
     collector, scanned = collect(sources, matcher, catalog, progress, observe)
     findings = collector.findings
     stated = {name: value for name, (_, value) in collector.facts.items()}

@@ -19,7 +19,11 @@ from generator.patterns.dialect import Compiled, compile_pattern
 from generator.patterns.normalize import normalize_line
 from generator.records.model import Signature
 
-NUMPY_FROM = 1 << 20
+NUMPY_FROM = 1 << 20  # blocks smaller than this are counted by bytes.count
+# numpy counts a byte about twice as fast as bytes.count, but importing it costs about as
+# much as counting 500 MiB: it is imported only once this many bytes were counted.
+NUMPY_AFTER = 512 << 20
+counted = [0]  # bytes counted so far in this process (a race between threads only delays numpy)
 
 
 @lru_cache(maxsize=1)
@@ -80,13 +84,17 @@ class Block:
 
     def count(self, needle: bytes) -> int:
         """Return how many times ``needle`` occurs in the block."""
-        numpy = numpy_module() if len(needle) == 1 and self.end - self.start > NUMPY_FROM else None
+        numpy = numpy_module() if len(needle) == 1 and self.worth_numpy() else None
         if numpy is not None:
-            # numpy counts newlines about 2.5x faster than bytes.count, which decides the
-            # throughput of a diagnosis once Hyperscan scans in parallel.
             values = numpy.frombuffer(self.data, numpy.uint8, self.end - self.start, self.start)
             return int(numpy.count_nonzero(values == needle[0]))
         return self.data.count(needle, self.start, self.end)
+
+    def worth_numpy(self) -> bool:
+        """Return True when numpy should count this block: it is large, and numpy's import has paid off."""
+        size = self.end - self.start
+        counted[0] += size
+        return size > NUMPY_FROM and counted[0] > NUMPY_AFTER
 
     def contains(self, needle: bytes) -> bool:
         """Return True when ``needle`` occurs in the block."""
@@ -156,14 +164,20 @@ class Matcher:
                     self.on_compiled(self.every)
         return self.every
 
-    def scan_block(self, block: Block | bytes) -> list[Hit]:
-        """Return every confirmed hit in a block of whole lines: each line once per signature, in line order."""
+    def scan_block(self, block: Block | bytes, direct: bool = False) -> list[Hit]:
+        """Return every confirmed hit in a block of whole lines: each line once per signature, in line order.
+
+        ``direct`` skips the first pass when the block is expected to hold a hit (the one
+        before it did): the every-match pass alone then finds the same lines, in one scan.
+        """
         if isinstance(block, bytes):
             block = Block.of(block)
         if block.contains(b"\x1b"):
             block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
         if self.database is None:
             return self.scan_lines(block.copy(), range(len(self.signatures)))
+        if direct:
+            return self.confirm(block, self.candidate_lines(block))
         present: set[int] = set()
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
@@ -232,7 +246,10 @@ def line_bounds(data: bytes, offset: int, low: int = 0, high: int | None = None)
     high = len(data) if high is None else high
     while offset > low and data[offset] in b"\r\n":
         offset -= 1
-    start = max(data.rfind(b"\n", low, offset + 1), data.rfind(b"\r", low, offset + 1), low - 1) + 1
+    start = max(data.rfind(b"\n", low, offset + 1), low - 1) + 1
+    # Only the line's own bytes are searched for a \r: a block without one is not read back
+    # to its start for every match (that made a block with many hits quadratic).
+    start = max(data.rfind(b"\r", start, offset + 1) + 1, start)
     found = LINE_END.search(data, offset, high)
     return start, found.start() if found else high
 
