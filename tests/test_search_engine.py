@@ -15,7 +15,13 @@ import pytest
 
 from generator.records.errors import GeneratorError
 from generator.records.pipeline import load_catalog
-from generator.site.searchfix import AMBIGUOUS_KEY, UNAMBIGUOUS_KEY, fix_search_worker
+from generator.site.searchfix import (
+    AMBIGUOUS_KEY,
+    PREFIX_ONLY,
+    UNAMBIGUOUS_KEY,
+    WHOLE_WORD_FIRST,
+    fix_search_worker,
+)
 
 from .search_cases import (
     FIRST_EXAMPLE_MISSES,
@@ -96,6 +102,47 @@ def test_the_search_worker_keys_its_word_automaton_unambiguously(built_site: Pat
     assert AMBIGUOUS_KEY not in worker.read_bytes()
     queries = ["Pytorch", "PytorchStreamReader failed reading zip archive", "pytorch CUDA"]
     assert None not in engine_tops(built_site, queries, tmp_path)
+
+
+def test_the_search_worker_searches_each_word_whole_before_as_a_prefix(built_site: Path) -> None:
+    (worker,) = (built_site / "assets" / "javascripts" / "workers").glob("search.*.min.js")
+    assert worker.read_bytes().count(WHOLE_WORD_FIRST) == 1
+    assert PREFIX_ONLY not in worker.read_bytes()
+
+
+def test_the_worker_fixes_are_applied_once(tmp_path: Path) -> None:
+    workers = tmp_path / "assets" / "javascripts" / "workers"
+    workers.mkdir(parents=True)
+    worker = workers / "search.0000.min.js"
+    worker.write_bytes(b"a;" + AMBIGUOUS_KEY + b";b;" + PREFIX_ONLY + b";c")
+    fix_search_worker(tmp_path)
+    fixed = b"a;" + UNAMBIGUOUS_KEY + b";b;" + WHOLE_WORD_FIRST + b";c"
+    assert worker.read_bytes() == fixed
+    fix_search_worker(tmp_path)
+    assert worker.read_bytes() == fixed
+
+
+# The search box's cleanup (failpedia-core.js searchQuery), written out by hand.
+CLEANED_QUERIES = [
+    ("NCCL error 2", "NCCL error,2"),
+    ("ncclSystemError: System call (e.g. socket)", "ncclSystemError  System call  e.g. socket "),
+    ("CUDA error 802", "CUDA error 802"),
+    ("error 12 and Error 3", "error 12 and Error,3"),
+    ("Terror 4", "Terror 4"),
+]
+
+
+def test_the_search_box_cleanup_drops_query_syntax_and_joins_one_digit_error_codes() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is required to run the search box's cleanup")
+    script = (
+        "const c = require(process.argv[1]);"
+        "console.log(JSON.stringify(JSON.parse(process.argv[2]).map(c.searchQuery)));"
+    )
+    queries = json.dumps([query for query, _ in CLEANED_QUERIES])
+    result = subprocess.run([node, "-e", script, str(CORE_JS), queries], capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [cleaned for _, cleaned in CLEANED_QUERIES]
 
 
 def test_a_search_worker_of_another_theme_release_stops_the_build(tmp_path: Path) -> None:

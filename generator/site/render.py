@@ -41,10 +41,9 @@ OPTIONAL_FIELDS: dict[str, Any] = {
 
 
 def search_names(entry: Entry) -> tuple[str, ...]:
-    """Return the short names a reader searches for: the record's aliases, then its NCCL result name."""
-    # "NCCL error 2" is not added: the search box drops lone digits from every query word.
+    """Return the short names a reader searches for: the record's aliases, then its NCCL result name and code."""
     nccl = entry.get("nccl")
-    names = [*entry.get("aliases", ()), *([nccl["name"]] if nccl else [])]
+    names = [*entry.get("aliases", ()), *([nccl["name"], f"NCCL error {nccl['code']}"] if nccl else [])]
     return tuple(dict.fromkeys(names))
 
 

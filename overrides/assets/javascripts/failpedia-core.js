@@ -617,9 +617,11 @@
   /* The site search box: lunr reads ":" as a field, "-" and "+" as presence, "~", "^" and "*"
    * as operators, and a pasted log line is full of them and of other punctuation. Every
    * character the search separator splits on anyway (all but letters, digits, "_" and ".")
-   * becomes a space, so the words are the same and the syntax is gone. */
+   * becomes a space, so the words are the same and the syntax is gone. The theme splits a
+   * query at spaces before the separator sees it, so the one-digit code of "error 2" is
+   * joined to its word ("error,2"): the separator keeps a digit after "error" as a word. */
   function searchQuery(text) {
-    return text.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ");
+    return text.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ").replace(/\b([Ee]rror) +([0-9])\b/g, "$1,$2");
   }
 
   var api = {
