@@ -124,10 +124,10 @@ def test_the_worker_fixes_are_applied_once(tmp_path: Path) -> None:
 
 # The search box's cleanup (failpedia-core.js searchQuery), written out by hand.
 CLEANED_QUERIES = [
-    ("NCCL error 2", "NCCL error,2"),
+    ("NCCL error 2", "NCCL error\u20602"),
     ("ncclSystemError: System call (e.g. socket)", "ncclSystemError  System call  e.g. socket "),
     ("CUDA error 802", "CUDA error 802"),
-    ("error 12 and Error 3", "error 12 and Error,3"),
+    ("error 12 and Error 3", "error 12 and Error\u20603"),
     ("Terror 4", "Terror 4"),
 ]
 

@@ -619,9 +619,10 @@
    * character the search separator splits on anyway (all but letters, digits, "_" and ".")
    * becomes a space, so the words are the same and the syntax is gone. The theme splits a
    * query at spaces before the separator sees it, so the one-digit code of "error 2" is
-   * joined to its word ("error,2"): the separator keeps a digit after "error" as a word. */
+   * joined to its word by an invisible word joiner (U+2060), at which the separator splits
+   * and after which it keeps a digit as a word. */
   function searchQuery(text) {
-    return text.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ").replace(/\b([Ee]rror) +([0-9])\b/g, "$1,$2");
+    return text.replace(/[^A-Za-z0-9_.\s\u00c0-\uffff]+/g, " ").replace(/\b([Ee]rror) +([0-9])\b/g, "$1\u2060$2");
   }
 
   var api = {
