@@ -233,6 +233,10 @@ def test_query_slug_url_and_command_of_a_key_line() -> None:
     words = "[rank0]: " + " ".join(f"word{n:02}" for n in range(30))  # 30 words of 6 characters
     assert search_query(words) == " ".join(f"word{n:02}" for n in range(17))  # 118 characters
     assert search_query("OSError: gone  ") == "OSError: gone"
+    exactly = " ".join(f"word{n:02}" for n in range(17)) + " a"  # 120 characters: kept whole
+    assert search_query(exactly) == exactly
+    tabbed = " ".join(f"word{n:02}" for n in range(17)) + "\tword17"  # only a space ends a word (as in JS)
+    assert search_query(tabbed) == " ".join(f"word{n:02}" for n in range(16))
     assert slug_of("RuntimeError: CUDA error 700 an illegal memory access") == "runtime-error-cuda-error-an-illegal"
     assert slug_of("alphabetical betweenness consequential deliberations everywhere") == (
         "alphabetical-betweenness-consequential"
@@ -267,6 +271,7 @@ def test_a_report_names_its_file_and_search_even_without_a_key_line() -> None:
     shown = triage_report(raised)
     assert search_url(shown, "https://fp.test//") == "https://fp.test/?q=ValueError%3A+bad+x"
     assert search_url(shown, "") is None
+    assert search_url(shown, "https://fp.test/X/") == "https://fp.test/X/?q=ValueError%3A+bad+x"
     assert triage_json(shown, "https://fp.test")["lines"] == [
         {
             "file": "<stdin>",
