@@ -242,6 +242,8 @@ def test_query_slug_url_and_command_of_a_key_line() -> None:
         "alphabetical-betweenness-consequential"
     )
     assert slug_of("a" * 60) == "a" * 48
+    assert slug_of("a" * 23 + " " + "b" * 24) == "a" * 23 + "-" + "b" * 24  # 48 characters: kept
+    assert slug_of("a" * 24 + " " + "b" * 24) == "a" * 24  # 49: cut at the last hyphen
     assert slug_of("!!! 42 ???") == "new-failure"
 
 
@@ -272,14 +274,18 @@ def test_a_report_names_its_file_and_search_even_without_a_key_line() -> None:
     assert search_url(shown, "https://fp.test//") == "https://fp.test/?q=ValueError%3A+bad+x"
     assert search_url(shown, "") is None
     assert search_url(shown, "https://fp.test/X/") == "https://fp.test/X/?q=ValueError%3A+bad+x"
-    assert triage_json(shown, "https://fp.test")["lines"] == [
-        {
-            "file": "<stdin>",
-            "line": 1,
-            "text": "2024-01-01 10:00:00 ValueError: bad x",
-            "timestamp": "2024-01-01 10:00:00",
-        }
-    ]
+    text = "2024-01-01 10:00:00 ValueError: bad x"
+    assert triage_json(shown, "https://fp.test") == {
+        "lines": [{"file": "<stdin>", "line": 1, "text": text, "timestamp": "2024-01-01 10:00:00"}],
+        "tails": [{"file": "<stdin>", "rank": None, "lines": [{"line": 1, "text": text}]}],
+        "omitted_groups": 0,
+        "key_line": {"file": "<stdin>", "line": 1},
+        "search": {"query": "ValueError: bad x", "url": "https://fp.test/?q=ValueError%3A+bad+x"},
+        "new_command": "failpedia new value-error-bad-x --category CATEGORY --from-log LOG-FILE",
+    }
+    data = triage_json(grouped, "")
+    assert (data["omitted_groups"], data["search"]) == (4, {"query": "", "url": None})
+    assert data["tails"][0] == {"file": "r.log", "rank": 0, "lines": [{"line": 1, "text": "[rank0]: ok"}]}
 
 
 def test_copies_keep_the_earliest_by_time_and_later_lines_are_dropped_when_full() -> None:
