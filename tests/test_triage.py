@@ -305,3 +305,68 @@ def test_copies_keep_the_earliest_by_time_and_later_lines_are_dropped_when_full(
     for n in range(10):
         triage.keep(line(f"2024-01-01 09:00:0{n} Killed {'x' * n}", 10 + n))
     assert [i.line for _, i in triage.kept] == list(range(10, 18))
+
+
+def test_error_segments_stay_inside_the_block_and_their_line() -> None:
+    from generator.diagnosis.triage import error_segments
+    from generator.signatures.match import Block
+
+    # logread's blocks end at a line end, before the partial line it carries to the next block
+    data = b"ok\nx ERROR y\nnext\rz\nFAILED first\na\rb\rc Error d\re\rf\npartial FAILED"
+    assert error_segments(Block(data, 0, len(data) - len("partial FAILED")), 1) == [
+        (2, "x ERROR y"),
+        (4, "FAILED first"),
+        (5, "c Error d"),
+    ]
+
+
+def test_tail_text_is_the_last_segment_without_the_space_both_sides_strip() -> None:
+    from generator.diagnosis.triage import tail_text
+
+    assert tail_text("a\rb\rc") == "c"
+    assert tail_text("a\rb\r  ") == ""
+    assert tail_text("ends in X") == "ends in X"
+    assert tail_text("nbsp\xa0") == "nbsp\xa0"  # only " \t\r\n\f\v", as in the browser
+
+
+def test_a_slug_loses_one_word_at_a_time() -> None:
+    from generator.diagnosis.triage import slug_of
+
+    assert slug_of(" ".join(("a" * 10, "b" * 10, "c" * 30))) == "a" * 10 + "-" + "b" * 10
+
+
+def test_numbers_blanked_to_hash_match_a_written_hash() -> None:
+    from generator.diagnosis.triage import Triage
+
+    triage = Triage()
+    triage.keep(line("error # here", 1))
+    triage.keep(line("error 5 here", 2))
+    assert [i.line for _, i in triage.kept] == [1]
+
+
+def test_tails_keep_the_latest_lines_across_blocks_and_a_window_seen_again_once() -> None:
+    from generator.diagnosis.triage import TAIL_LINES, Triage, triage_report
+    from generator.signatures.match import Block
+
+    triage = Triage()
+    triage.observe(0, "a.log", 1, Block.of(b"[rank5]: old\n"))
+    triage.observe(0, "a.log", 2, Block.of(b"".join(b"[rank0]: step %d\n" % n for n in range(TAIL_LINES))))
+    assert [g.rank for g in triage_report(triage).tails] == [0]
+    windows = Triage()
+    windows.observe(0, "w.log", 7, Block.of(b"x" * 10))
+    windows.observe(0, "w.log", 7, Block.of(b"x" * 12))
+    assert list(windows.tails[0][1]) == [(7, "x" * 12)]
+
+
+def test_the_new_command_names_the_key_lines_file_else_the_first_lines_file() -> None:
+    from generator.diagnosis.triage import Triage, triage_report
+    from generator.signatures.match import Block
+
+    triage = Triage()
+    triage.observe(0, "a.log", 1, Block.of(b"2024-01-01 10:00:00 Traceback (most recent call last):\n"))
+    triage.observe(1, "b.log", 1, Block.of(b"2024-01-01 10:00:01 ValueError: bad\n"))
+    assert triage_report(triage).new_file == "b.log"
+    headers = Triage()
+    headers.observe(0, "q.log", 1, Block.of(b"all good\n"))
+    headers.observe(1, "t.log", 1, Block.of(b"Traceback (most recent call last):\n"))
+    assert triage_report(headers).new_file == "t.log"
