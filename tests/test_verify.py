@@ -64,7 +64,7 @@ def library(with_message: bool) -> bytes:
 def test_a_compiled_library_holds_the_text(tmp_path: Path) -> None:
     archive = wheel(tmp_path / "a.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
     outcome = release_outcome(archive, "nvidia/nccl/lib/libnccl.so*", ("Error: failed to extend",), "2.22.3")
-    assert (outcome.found, outcome.detail) == (True, "")
+    assert outcome == verify.Outcome("2.22.3", True, "")
 
 
 def test_a_release_without_the_text_says_which_text_is_missing(tmp_path: Path) -> None:
@@ -174,6 +174,7 @@ def test_the_ledger_entry_records_what_was_checked(project: Path) -> None:
     entry = ledger_entry(sig, outcomes)
     assert entry["results"] == {"2.16.2": "present", "2.11.4": "absent", "2.0": "unreadable"}
     assert entry["digest"] == ledger_digest(sig) and entry["texts"] == ["Error: failed to extend"]
+    assert (entry["package"], entry["file"]) == ("nvidia-nccl-cu12", "nvidia/nccl/lib/libnccl.so*")
     assert json.loads(ledger_text({sig.id: entry}))["signatures"][sig.id] == entry
 
 
