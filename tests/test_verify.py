@@ -498,3 +498,33 @@ def test_members_are_read_from_a_tar_sdist_but_not_its_folders_or_links(tmp_path
     names = [name for name, _ in verify.archive_members(path, lambda name: verify.wanted_path(name, "lib*"))]
     assert names == ["pkg-1.0/lib/real.so"]
     assert verify.wanted_path("pkg-1.0/lib/a.so", "lib/*.so") and not verify.wanted_path("x/y/lib/a.so", "lib/*.so")
+
+
+def test_reads_keep_every_file_s_texts_and_only_real_files_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    both = wheel(tmp_path / "a.whl", {"lib/a.so": b"first text", "lib/b.so": b"second text"})
+    assert release_outcome(both, "lib/*.so", ("first text", "second text"), "1") == verify.Outcome("1", True)
+    folder_only = wheel(tmp_path / "b.whl", {"lib/": b"", "README": b"first text"})
+    assert release_outcome(folder_only, "lib/*", ("first text",), "2") == verify.Outcome(
+        "2", None, "no file matches 'lib/*' in b.whl"
+    )
+    old_sdist = wheel(tmp_path / "pkg-1.0.zip", {"pkg-1.0/lib/a.py": b"first text"})
+    assert release_outcome(old_sdist, "lib/*.py", ("first text",), "3") == verify.Outcome("3", True)
+    assert not verify.wanted_path("README", "lib/*")
+    monkeypatch.setattr(verify, "CHUNK", 2)
+    assert verify.stream_contains(io.BytesIO(b"abc"), [b"X"]) == set()
+    assert verify.stream_contains(io.BytesIO(b"abc"), [b"XXab"]) == set()
+
+
+def test_a_failed_fetch_does_not_stop_the_releases_after_it(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig = catalog.by_id["widget"].signatures[0]
+    archive = wheel(tmp_path / "pkg.whl", {"lib/a.so": b"\x00Widget exploded after\x00"})
+
+    def fetch(_package: str, version: str) -> Path:
+        if version == "2.0":
+            raise OSError("no such release")
+        return archive
+
+    assert [o.found for o in verify_signature(sig, fetch, ("2.0", "3.0"))] == [None, True]
