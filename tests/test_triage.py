@@ -318,6 +318,7 @@ def test_error_segments_stay_inside_the_block_and_their_line() -> None:
         (4, "FAILED first"),
         (5, "c Error d"),
     ]
+    assert error_segments(Block.of(b"x ERROR\nFAILED y\n"), 1) == [(1, "x ERROR"), (2, "FAILED y")]
 
 
 def test_tail_text_is_the_last_segment_without_the_space_both_sides_strip() -> None:
