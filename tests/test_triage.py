@@ -187,6 +187,8 @@ def test_last_lines_cut_at_a_line_start_within_the_last_bytes(monkeypatch: pytes
     data = b"aa\nbb\ncc\ndd\n"
     monkeypatch.setattr(triage, "TAIL_BYTES", 3)  # the cut falls just after the newline of "cc"
     assert triage.last_lines(Block.of(data), 10) == [(13, "dd")]
+    monkeypatch.setattr(triage, "TAIL_BYTES", 2)  # "d\n": no whole line, though "dd" starts one byte earlier
+    assert triage.last_lines(Block.of(data), 10) == []
     monkeypatch.setattr(triage, "TAIL_BYTES", 5)
     assert triage.last_lines(Block(data, 3, 11), 2) == [(3, "cc"), (4, "dd")]
     monkeypatch.setattr(triage, "TAIL_BYTES", 100)
