@@ -64,7 +64,7 @@ def library(with_message: bool) -> bytes:
 def test_a_compiled_library_holds_the_text(tmp_path: Path) -> None:
     archive = wheel(tmp_path / "a.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
     outcome = release_outcome(archive, "nvidia/nccl/lib/libnccl.so*", ("Error: failed to extend",), "2.22.3")
-    assert (outcome.found, outcome.detail) == (True, "")
+    assert outcome == verify.Outcome("2.22.3", True, "")
 
 
 def test_a_release_without_the_text_says_which_text_is_missing(tmp_path: Path) -> None:
@@ -174,6 +174,7 @@ def test_the_ledger_entry_records_what_was_checked(project: Path) -> None:
     entry = ledger_entry(sig, outcomes)
     assert entry["results"] == {"2.16.2": "present", "2.11.4": "absent", "2.0": "unreadable"}
     assert entry["digest"] == ledger_digest(sig) and entry["texts"] == ["Error: failed to extend"]
+    assert (entry["package"], entry["file"]) == ("nvidia-nccl-cu12", "nvidia/nccl/lib/libnccl.so*")
     assert json.loads(ledger_text({sig.id: entry}))["signatures"][sig.id] == entry
 
 
@@ -410,3 +411,120 @@ def test_pip_download_runs_pip_without_dependencies(tmp_path: Path, monkeypatch:
         "--x",
         "ok==1",
     ]
+
+
+def test_each_outcome_is_an_issue_at_the_version_it_contradicts(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig = catalog.by_id["widget"].signatures[0]
+    outcomes = [
+        verify.Outcome("1.2", False, "missing 'Widget exploded after'"),
+        verify.Outcome("1.10", None, "no file matches 'lib/*.so' in pkg.whl"),
+        verify.Outcome("1.0", True),
+        verify.Outcome("1.10", True),
+        verify.Outcome("9.9", True),
+        verify.Outcome("9.8", False),
+        verify.Outcome("9.7", None, "could not fetch pkg 9.7: gone"),
+    ]
+    assert [str(i) for i in outcome_issues(catalog, sig, outcomes)] == [
+        "entries/memory/widget.yaml:44:17: error[verify.absent] /signatures/0/printed_by/present/0: "
+        "pkg 1.2 does not print it: missing 'Widget exploded after'",
+        "entries/memory/widget.yaml:44:24: error[verify.unreadable] /signatures/0/printed_by/present/1: "
+        "no file matches 'lib/*.so' in pkg.whl",
+        "entries/memory/widget.yaml:45:16: error[verify.present] /signatures/0/printed_by/absent/0: "
+        "pkg 1.0 already prints it",
+        "entries/memory/widget.yaml:42:7: error[verify.unreadable] /signatures/0/printed_by: "
+        "could not fetch pkg 9.7: gone",
+    ]
+
+
+def test_asked_versions_replace_the_claimed_ones_and_a_failed_fetch_names_the_release(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig = catalog.by_id["widget"].signatures[0]
+    archive = wheel(tmp_path / "pkg.whl", {"lib/": b"", "lib/a.so": b"\x00Widget exploded after\x00"})
+    asked: list[tuple[str, str]] = []
+
+    def fetch(package: str, version: str) -> Path:
+        asked.append((package, version))
+        if version == "2.0":
+            raise OSError("no such release")
+        return archive
+
+    assert verify_signature(sig, fetch, ("3.0", "2.0")) == [
+        verify.Outcome("3.0", True),
+        verify.Outcome("2.0", None, "could not fetch pkg 2.0: no such release"),
+    ]
+    assert asked == [("pkg", "3.0"), ("pkg", "2.0")]
+    assert [o.version for o in verify_signature(sig, lambda _p, _v: archive)] == ["1.2", "1.10", "1.0"]
+
+
+def test_single_byte_texts_and_texts_across_chunks_are_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(verify, "CHUNK", 4)
+    assert verify.stream_contains(io.BytesIO(b"abcdefgh"), [b"d", b"z"]) == {b"d"}
+    assert verify.stream_contains(io.BytesIO(b"abcdefgh"), [b"cdef", b"gh", b"ha"]) == {b"cdef", b"gh"}
+    assert verify.stream_contains(io.BytesIO(b"abcdefghij"), [b"defghi"]) == {b"defghi"}
+
+
+def test_the_ledger_text_is_sorted_indented_json_with_its_own_note() -> None:
+    text = ledger_text({"b-sig": {"texts": ["é"], "digest": "x"}, "a-sig": {}})
+    assert text == (
+        "{\n"
+        ' "about": "written by failpedia verify; read offline by validate (schema/verified.json)",\n'
+        ' "signatures": {\n'
+        '  "a-sig": {},\n'
+        '  "b-sig": {\n'
+        '   "digest": "x",\n'
+        '   "texts": [\n'
+        '    "é"\n'
+        "   ]\n"
+        "  }\n"
+        " }\n"
+        "}\n"
+    )
+
+
+def test_members_are_read_from_a_tar_sdist_but_not_its_folders_or_links(tmp_path: Path) -> None:
+    path = tmp_path / "pkg-1.0.tar.gz"
+    with tarfile.open(path, "w:gz") as tarred:
+        folder = tarfile.TarInfo("pkg-1.0/lib")
+        folder.type = tarfile.DIRTYPE
+        tarred.addfile(folder)
+        link = tarfile.TarInfo("pkg-1.0/lib/link.so")
+        link.type, link.linkname = tarfile.SYMTYPE, "real.so"
+        tarred.addfile(link)
+        data = b"Widget exploded after"
+        info = tarfile.TarInfo("pkg-1.0/lib/real.so")
+        info.size = len(data)
+        tarred.addfile(info, io.BytesIO(data))
+    names = [name for name, _ in verify.archive_members(path, lambda name: verify.wanted_path(name, "lib*"))]
+    assert names == ["pkg-1.0/lib/real.so"]
+    assert verify.wanted_path("pkg-1.0/lib/a.so", "lib/*.so") and not verify.wanted_path("x/y/lib/a.so", "lib/*.so")
+
+
+def test_reads_keep_every_file_s_texts_and_only_real_files_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    both = wheel(tmp_path / "a.whl", {"lib/a.so": b"first text", "lib/b.so": b"second text"})
+    assert release_outcome(both, "lib/*.so", ("first text", "second text"), "1") == verify.Outcome("1", True)
+    folder_only = wheel(tmp_path / "b.whl", {"lib/": b"", "README": b"first text"})
+    assert release_outcome(folder_only, "lib/*", ("first text",), "2") == verify.Outcome(
+        "2", None, "no file matches 'lib/*' in b.whl"
+    )
+    old_sdist = wheel(tmp_path / "pkg-1.0.zip", {"pkg-1.0/lib/a.py": b"first text"})
+    assert release_outcome(old_sdist, "lib/*.py", ("first text",), "3") == verify.Outcome("3", True)
+    assert not verify.wanted_path("README", "lib/*")
+    monkeypatch.setattr(verify, "CHUNK", 2)
+    assert verify.stream_contains(io.BytesIO(b"abc"), [b"X"]) == set()
+    assert verify.stream_contains(io.BytesIO(b"abc"), [b"XXab"]) == set()
+
+
+def test_a_failed_fetch_does_not_stop_the_releases_after_it(tmp_path: Path) -> None:
+    catalog = ledger_workspace(tmp_path)
+    sig = catalog.by_id["widget"].signatures[0]
+    archive = wheel(tmp_path / "pkg.whl", {"lib/a.so": b"\x00Widget exploded after\x00"})
+
+    def fetch(_package: str, version: str) -> Path:
+        if version == "2.0":
+            raise OSError("no such release")
+        return archive
+
+    assert [o.found for o in verify_signature(sig, fetch, ("2.0", "3.0"))] == [None, True]
