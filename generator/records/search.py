@@ -22,14 +22,16 @@ from generator.records.model import Catalog, Entry
 # equal). Python's look-behind takes one width at a time, so its one alternation of two
 # widths becomes two look-behinds, which reads the same.
 SITE_SEPARATOR = (
-    r"""[\s\-,:!=\[\]()"`/]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])"""
-    r"""|(?<![A-Za-z0-9]|\d\.)[A-Za-z0-9](?![A-Za-z0-9]|\.\d)"""
+    r"""[\s\-,:!=\[\]()"`/\u2060]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])"""
+    r"""|(?<![A-Za-z0-9]|\d\.)(?:[A-Za-z]|(?<![Ee]rror[ \u2060])[0-9])(?![A-Za-z0-9]|\.\d)"""
 )
-# One difference: a lone digit stays a word. The site drops it because it searches every word
-# as a prefix and "2*" would match every number; here a lone digit matches only itself, so
-# "NCCL error 2" can find code 2.
+# One difference: a lone digit stays a word. The site drops it (but after "error") because it
+# searches every word as a prefix and "2*" would match every number; here a lone digit matches
+# only itself, so "NCCL error 2" and "rank 3" keep their numbers.
 SEPARATOR = re.compile(
-    SITE_SEPARATOR.replace(r"(?<![A-Za-z0-9]|\d\.)[A-Za-z0-9]", r"(?<![A-Za-z0-9])(?<!\d\.)[A-Za-z]")
+    SITE_SEPARATOR.replace(
+        r"(?<![A-Za-z0-9]|\d\.)(?:[A-Za-z]|(?<![Ee]rror[ \u2060])[0-9])", r"(?<![A-Za-z0-9])(?<!\d\.)[A-Za-z]"
+    )
 )
 FIELD_BOOST = {"title": 10.0, "tags": 5.0, "lines": 2.0, "body": 1.0}
 PREFIX_WEIGHT = 0.5  # a word the query word only begins counts half an exact one
