@@ -161,7 +161,7 @@ def write_mapping(name: str, data: dict[str, str]) -> None:
 
 
 def read_database(key: str, kind: str = "patterns") -> Any:
-    """Return the cached Hyperscan database of one kind (patterns, every) for ``key``, or None."""
+    """Return the cached Hyperscan database of one kind (patterns, every_records, every_state) for ``key``, or None."""
     if hyperscan is None:
         return None
     try:
@@ -231,14 +231,20 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
 
 
 def cached_matcher(key: str, catalog: Catalog, keep: bool) -> Matcher:
-    """Return the matcher of a catalog with its compiled databases from the cache (kept there when ``keep``)."""
+    """Return the matcher of a catalog with its compiled databases from the cache (kept there when ``keep``).
+
+    The every-match databases are read only when a scan needs one (a block that matched).
+    """
     cached = read_database(key)
 
-    def remember_every(database: Any) -> None:
-        if keep:
-            replace_cache_bytes(f"every-{key}.hs", hyperscan.dumpb(database))
+    def recall(group: str) -> Any:
+        return read_database(key, f"every_{group}")
 
-    matcher = Matcher(diagnosis_signatures(catalog), cached, read_database(key, "every"), remember_every)
+    def remember(group: str, database: Any) -> None:
+        if keep:
+            replace_cache_bytes(f"every_{group}-{key}.hs", hyperscan.dumpb(database))
+
+    matcher = Matcher(diagnosis_signatures(catalog), cached, on_compiled=remember, recall=recall)
     if cached is None and matcher.database is not None and keep:
         replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
     return matcher

@@ -203,15 +203,17 @@ def test_the_compiled_databases_are_kept_beside_valid_records(tmp_path: Path) ->
     entries = tmp_path / "ws" / "entries"
     loaded, _, matcher = cache.load_for_diagnosis(entries, tmp_path / "ws")
     key = cache.cache_key(cache.discover([entries]))
-    assert loaded is not None and loaded.ok and matcher.every is None
+    assert loaded is not None and loaded.ok and matcher.every == {}
     assert [sig.id for sig in matcher.signatures[:1]] == ["widget-exploded"]
     assert len(matcher.signatures) == 1 + len(fact_signatures())  # the minimal record gives no log: condition
     assert cache_files(tmp_path) == [f"checked-{cache.checks_key()}.json", f"patterns-{key}.hs", f"records-{key}.json"]
-    matcher.every_line()
-    assert f"every-{key}.hs" in cache_files(tmp_path)
+    matcher.every_line("records")
+    assert f"every_records-{key}.hs" in cache_files(tmp_path) and f"every_state-{key}.hs" not in cache_files(tmp_path)
+    matcher.every_line("state")
     again, _, recalled = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    assert again is None and recalled.database is not None and recalled.every is not None
-    assert cache.read_database(key) is not None and cache.read_database(key, "every") is not None
+    assert again is None and recalled.database is not None and recalled.every == {}  # read when a scan needs one
+    assert recalled.every_line("records") is not None and set(recalled.every) == {"records"}
+    assert cache.read_database(key) is not None and cache.read_database(key, "every_state") is not None
 
 
 def test_databases_of_records_with_errors_are_not_kept(tmp_path: Path) -> None:
@@ -219,8 +221,8 @@ def test_databases_of_records_with_errors_are_not_kept(tmp_path: Path) -> None:
     _, _, catalog = cache.validated_catalog(tmp_path / "ws" / "entries", tmp_path / "ws")
     before = cache_files(tmp_path)
     matcher = cache.cached_matcher("k", catalog, keep=False)
-    matcher.every_line()
-    assert matcher.database is not None and matcher.every is not None and cache_files(tmp_path) == before
+    matcher.every_line("records")
+    assert matcher.database is not None and matcher.every["records"] is not None and cache_files(tmp_path) == before
 
 
 def test_a_damaged_or_unusable_database_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -271,18 +273,23 @@ def test_recalled_databases_are_not_compiled_again(tmp_path: Path, monkeypatch: 
     write_record(tmp_path / "ws", "memory", "widget")
     entries = tmp_path / "ws" / "entries"
     _, _, matcher = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    matcher.every_line()
+    for group in match.GROUPS:
+        matcher.every_line(group)
     key = cache.cache_key(cache.discover([entries]))
     compiled: list[bool] = []
     real = match.block_database
     monkeypatch.setattr(match, "block_database", lambda *args, **kw: compiled.append(True) or real(*args, **kw))
     _, _, recalled = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    recalled.every_line()
+    for group in match.GROUPS:
+        recalled.every_line(group)
     assert compiled == []
-    stored = {kind: (tmp_path / "cache" / f"{kind}-{key}.hs").read_bytes() for kind in ("patterns", "every")}
-    assert stored["patterns"] != stored["every"]
+    kinds = ("patterns", "every_records", "every_state")
+    stored = {kind: (tmp_path / "cache" / f"{kind}-{key}.hs").read_bytes() for kind in kinds}
+    assert len(set(stored.values())) == 3
     assert match.hyperscan.dumpb(recalled.database) == stored["patterns"]
-    assert match.hyperscan.dumpb(recalled.every) == stored["every"]
+    assert {group: match.hyperscan.dumpb(db) for group, db in recalled.every.items()} == {
+        group: stored[f"every_{group}"] for group in match.GROUPS
+    }
 
 
 def test_issues_found_after_damaged_recalled_data_keep_their_workspace(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from generator.patterns.normalize import normalize_line
 from generator.records.model import Signature
 from generator.records.pipeline import load_catalog
 from generator.signatures import match
+from generator.signatures.facts import diagnosis_signatures, pseudo_signature
 from generator.signatures.match import Block, Matcher
 
 from .realworld import Case, load_cases
@@ -27,7 +28,10 @@ OOM = b"[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2
 # Both Hyperscan databases of the whole catalog, compiled once at import: a mutation run forks
 # a process per mutant after importing the tests, and compiling them takes about a second.
 FAST = Matcher(CATALOG.signatures)
-FAST.every_line()
+FACTS = Matcher(diagnosis_signatures(CATALOG))  # with the facts and condition lines, as diagnose scans
+for built in (FAST, FACTS):
+    for group in match.GROUPS:
+        built.every_line(group)
 
 
 @pytest.fixture(params=["hyperscan", "re2-only"])
@@ -169,10 +173,13 @@ def test_line_bounds_of_the_whole_data(data: bytes, offset: int, expected: tuple
     assert match.line_bounds(data, offset) == expected
 
 
-@pytest.mark.parametrize("case", load_cases("failures"), ids=lambda case: case.name)
-def test_the_one_pass_scan_finds_what_the_two_passes_find(case: Case) -> None:
+@pytest.mark.parametrize("case", [*load_cases("failures"), *load_cases("benign")], ids=lambda case: case.name)
+def test_the_block_scan_finds_what_the_line_scanner_finds(case: Case) -> None:
     data = case.log.encode("utf-8")
-    assert hits(FAST, data) == sorted((h.signature.id, h.line_offset, h.text) for h in FAST.scan_block(data, True))
+    scanned = [(h.line_offset, h.signature.id, h.text) for h in FACTS.scan_block(data)]
+    every = FACTS.scan_lines(data, range(len(FACTS.signatures)))
+    assert [line for line, *_ in scanned] == sorted(line for line, *_ in scanned)  # in line order
+    assert sorted(scanned) == sorted((h.line_offset, h.signature.id, h.text) for h in every)
 
 
 def test_line_bounds_stay_within_low_and_high() -> None:
@@ -180,15 +187,100 @@ def test_line_bounds_stay_within_low_and_high() -> None:
     assert match.line_bounds(b"abcdef", 2, 1, 3) == (1, 3)
 
 
-def test_the_every_match_database_is_compiled_once_and_told() -> None:
-    told: list[object] = []
-    built = Matcher([signature("^a")], on_compiled=told.append)
-    assert built.every_line() is built.every_line()
-    assert told == [built.every]
+def test_each_every_match_database_is_recalled_or_compiled_once_and_told() -> None:
+    told: list[tuple[str, object]] = []
+    asked: list[str] = []
+    built = Matcher([signature("^a")], on_compiled=lambda g, db: told.append((g, db)), recall=lambda g: asked.append(g))
+    assert built.every_line("records") is built.every_line("records")
+    assert told == [("records", built.every["records"])] and asked == ["records"]
     given = object()
-    assert Matcher([signature("^a")], every=given, on_compiled=told.append).every_line() is given
+    recalled = Matcher([signature("^a")], recall=lambda g: given, on_compiled=lambda g, db: told.append((g, db)))
+    assert recalled.every_line("records") is given and len(told) == 1
+    assert Matcher([signature("^a")], every={"records": given}).every_line("records") is given
     assert Matcher([signature("^a")], database=given).database is given
-    assert len(told) == 1
+
+
+def test_a_group_without_signatures_has_no_database() -> None:
+    assert Matcher([signature("^a")]).every_line("state") is None
+
+
+def test_facts_and_conditions_are_scanned_apart_from_the_records() -> None:
+    fact = pseudo_signature("fact.nccl", r"NCCL version [0-9.]+", "the nccl a log states")
+    built = Matcher([signature("Boom"), fact])
+    assert [match.group_of(sig) for sig in built.signatures] == ["records", "state"]
+    block = b"NCCL version 2.18.1\nok\nBoom\nNCCL version 2.19.3\n"
+    found = [(h.signature.id, h.line_offset) for h in built.scan_block(block)]
+    assert found == [("fact.nccl", 0), ("s", 2), ("fact.nccl", 3)]
+    only_facts = Matcher([signature("Boom"), fact])
+    assert [h.line_offset for h in only_facts.scan_block(b"NCCL version 2.18.1\nok\n")] == [0]
+    assert "records" not in only_facts.every  # the records' database is not needed for a block of facts
+
+
+def test_lines_before_a_signature_first_match_are_not_scanned_again() -> None:
+    built = Matcher([signature("Boom"), signature("Bang")])
+    block = match.Block.of(b"healthy\nhealthy\nBoom 1\nBang\nBoom 2\n")
+    assert built.first_lines(block) == {0: 16, 1: 23}
+    inner = match.Block(b"x\n" + block.data, 2, 2 + len(block.data))
+    assert built.first_lines(inner) == {0: 18, 1: 25}
+    found = [(h.signature.pattern, h.line_offset) for h in built.scan_block(inner)]
+    assert found == [("Boom", 2), ("Bang", 3), ("Boom", 4)]
+
+
+LONG = "Tensors must be CUDA and dense"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "expected"),
+    [
+        (LONG, (LONG.encode(),)),
+        (r"(CUDA error: |\): )peer access is not supported", (b"peer access is not supported",)),
+        (
+            r"NCCL error [0-9]+: (unhandled system error|remote process exited)",
+            (b"remote process exited", b"unhandled system error"),
+        ),
+        ("loss is nan", ()),  # too short: most healthy lines could hold it
+        (r"Boom [0-9]+", ()),
+    ],
+)
+def test_literal_texts_are_the_required_texts_when_long_enough(pattern: str, expected: tuple[bytes, ...]) -> None:
+    assert match.literal_texts(pattern) == expected
+    assert match.block_expression(pattern) == (
+        "|".join(match.escape_literal(t.decode()) for t in expected) or match.prefilter_pattern(pattern)
+    )
+
+
+def test_literal_and_regex_signatures_find_every_line_each() -> None:
+    sigs = [
+        signature(LONG),
+        signature(r"loss [0-9.]+ is nan"),
+        signature("TENSORS MUST BE CUDA AND DENSE", ignore_case=True),
+    ]
+    built = Matcher(sigs)
+    block = f"ok\n{LONG} (1)\nloss 2.5 is nan\nx {LONG}\r{LONG} again\nloss 1 is nan\n".encode()
+    found = [(h.signature.pattern[:6], h.line_offset, h.text) for h in built.scan_block(block)]
+    assert found == [
+        (LONG[:6], 1, f"{LONG} (1)"),
+        ("TENSOR", 1, f"{LONG} (1)"),
+        ("loss [", 2, "loss 2.5 is nan"),
+        (LONG[:6], 3, f"x {LONG}"),
+        ("TENSOR", 3, f"x {LONG}"),
+        (LONG[:6], 3, f"{LONG} again"),
+        ("TENSOR", 3, f"{LONG} again"),
+        ("loss [", 4, "loss 1 is nan"),
+    ]
+    assert "records" in built.every  # the regex and the case-blind signature needed the database
+
+
+def test_escaped_literals_match_only_themselves() -> None:
+    text = "[Errno 28] No space (left) on device.* $1 ^x|y+ {2} \\ C++_a-b"
+    built = Matcher([signature(escape(text))])
+    assert match.literal_texts(escape(text)) == (text.encode(),)
+    assert [h.text for h in built.scan_block(f"{text}\n{text.replace('.', 'x')}\n".encode())] == [text]
+
+
+def escape(text: str) -> str:
+    """Return ``text`` as a portable pattern matching it literally."""
+    return "".join(f"\\{char}" if char in "\\^$.|?*+()[]{}" else char for char in text)
 
 
 def test_no_signatures_no_database() -> None:

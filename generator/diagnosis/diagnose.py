@@ -144,7 +144,6 @@ class Collector:
         self.facts: Kept = {}
         self.logged: Kept = {}  # the first line of each `log:` condition
         self.progress: list[ProgressReport] = []
-        self.busy = False  # the last block taken held a hit: the next is scanned in one pass
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
@@ -159,7 +158,7 @@ class Collector:
                 if self.observe is not None and not self.findings:
                     self.observe(index, source.name, first_line, block)
                 for line, part in halves(first_line, block):
-                    pending.append((line, pool.submit(self.matcher.scan_block, part, self.busy)))
+                    pending.append((line, pool.submit(self.matcher.scan_block, part)))
                 while len(pending) > 2 * SCAN_THREADS:
                     self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
@@ -168,9 +167,7 @@ class Collector:
 
     def take(self, index: int, source: Source, first_line: int, future: Future[list[Hit]]) -> None:
         """Add the hits of one scanned block."""
-        hits = future.result()
-        self.busy = bool(hits)
-        for hit in hits:
+        for hit in future.result():
             self.add(index, source, first_line + hit.line_offset, hit)
 
     def add(self, index: int, source: Source, line: int, hit: Hit) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from generator.patterns.dialect import Compiled, compile_pattern
 from generator.patterns.normalize import normalize_line
+from generator.patterns.translate import needles
 from generator.records.model import Signature
 
 NUMPY_FROM = 1 << 20  # blocks smaller than this are counted by bytes.count
@@ -42,6 +43,13 @@ try:
 except ImportError:  # pragma: no cover - the RE2 line scanner takes over
     hyperscan = None
 
+# A pattern whose rarest required text is at least this long is prefiltered by that text
+# alone: a literal search costs Hyperscan a fraction of a regex's, and RE2 still confirms
+# every candidate line (shorter texts, such as "loss" or "NCCL INFO", would make most
+# healthy lines candidates).
+LITERAL_FROM = 12
+FIND_MAX = 4  # a group's matched signatures with more texts than this are found again by one database pass
+
 ANSI_BYTES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n\r]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 LINE_END = re.compile(rb"[\r\n]")
 
@@ -63,6 +71,21 @@ def prefilter_pattern(pattern: str) -> str:
             continue
         out.append(char)
     return "".join(out)
+
+
+def block_expression(pattern: str) -> str:
+    """Return what Hyperscan searches for a pattern: a wider expression that every line the
+    pattern matches also matches (its longest required texts when long enough, else the
+    pattern without anchors)."""
+    texts = required_texts(pattern)
+    if texts and min(map(len, texts)) >= LITERAL_FROM:
+        return "|".join(escape_literal(text) for text in texts)
+    return prefilter_pattern(pattern)
+
+
+def escape_literal(text: str) -> str:
+    """Return ``text`` as a Hyperscan expression matching exactly it (ASCII punctuation escaped)."""
+    return "".join(f"\\{char}" if char.isascii() and not char.isalnum() and char != " " else char for char in text)
 
 
 @dataclass(frozen=True)
@@ -121,28 +144,49 @@ class Hit:
     text: str  # the raw line, decoded
 
 
+Candidates = dict[tuple[int, int], int]  # {(line start, signature index): line stop}
+Recall = Callable[[str], Any]  # a group's every-match database kept from an earlier run, or None
+Told = Callable[[str, Any], None]  # told a group's every-match database when it is compiled
+GROUPS = ("records", "state")  # the records' signatures; the facts and condition lines of no record
+
+
+def group_of(signature: Signature) -> str:
+    """Return the every-match group of a signature: a record's, or a fact's or condition's."""
+    return "records" if signature.entry_id else "state"
+
+
 class Matcher:
-    """Every signature compiled once: RE2 for lines, Hyperscan for blocks when available."""
+    """Every signature compiled once: RE2 for lines, Hyperscan for blocks when available.
+
+    A block is scanned first by one database that reports each signature once; only when
+    something matched is it scanned again for every matching line, by the group of the
+    signatures that matched (the few fact and condition patterns, which fire on healthy
+    lines, apart from the records'), from the line of that group's first match on.
+    """
 
     def __init__(
         self,
         signatures: Iterable[Signature],
         database: Any = None,
-        every: Any = None,
-        on_compiled: Callable[[Any], None] | None = None,
+        every: dict[str, Any] | None = None,
+        on_compiled: Told | None = None,
+        recall: Recall | None = None,
     ) -> None:
         self.signatures = tuple(signatures)
         self.database = database if database is not None else block_database(self.signatures)
         self.local = threading.local()
-        self.every = every
-        self.on_compiled = on_compiled  # told when the every-match database is compiled, so it can be kept
+        self.every: dict[str, Any] = dict(every or {})
+        self.on_compiled = on_compiled  # told when an every-match database is compiled, so it can be kept
+        self.recall = recall
         self.lock = threading.Lock()
 
-    def scratch(self) -> Any:
-        """Return this thread's Hyperscan scratch space (one scan at a time may use each)."""
-        scratch = getattr(self.local, "scratch", None)
+    def scratch(self, group: str = "") -> Any:
+        """Return this thread's Hyperscan scratch space for one database (one scan at a time may use each)."""
+        name = f"scratch_{group}"
+        scratch = getattr(self.local, name, None)
         if scratch is None:
-            scratch = self.local.scratch = hyperscan.Scratch(self.database)
+            scratch = hyperscan.Scratch(self.every_line(group) if group else self.database)
+            setattr(self.local, name, scratch)
         return scratch
 
     @property
@@ -155,20 +199,24 @@ class Matcher:
         sig = self.signatures[index]
         return compile_pattern(sig.pattern, sig.ignore_case)
 
-    def every_line(self) -> Any:
-        """Return the database that reports every match (compiled on first use, only for blocks with hits)."""
+    def every_line(self, group: str) -> Any:
+        """Return the database reporting every match of one group: recalled, or compiled on first use."""
         with self.lock:  # two scanning threads may both meet their first hit
-            if self.every is None:
-                self.every = block_database(self.signatures, single=False)
+            if group not in self.every:
+                self.every[group] = self.recall(group) if self.recall is not None else None
+            if self.every[group] is None:
+                indexes = [i for i, sig in enumerate(self.signatures) if group_of(sig) == group]
+                self.every[group] = block_database(self.signatures, single=False, indexes=indexes)
                 if self.on_compiled is not None:
-                    self.on_compiled(self.every)
-        return self.every
+                    self.on_compiled(group, self.every[group])
+        return self.every[group]
 
-    def scan_block(self, block: Block | bytes, direct: bool = False) -> list[Hit]:
+    def scan_block(self, block: Block | bytes) -> list[Hit]:
         """Return every confirmed hit in a block of whole lines: each line once per signature, in line order.
 
-        ``direct`` skips the first pass when the block is expected to hold a hit (the one
-        before it did): the every-match pass alone then finds the same lines, in one scan.
+        The signatures that matched are looked for again, from the line of their first match
+        on: by substring search when Hyperscan searches each of them by a few literal texts
+        alone, else by their group's every-match database (one pass for the whole group).
         """
         if isinstance(block, bytes):
             block = Block.of(block)
@@ -176,38 +224,56 @@ class Matcher:
             block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
         if self.database is None:
             return self.scan_lines(block.copy(), range(len(self.signatures)))
-        if direct:
-            return self.confirm(block, self.candidate_lines(block))
-        present: set[int] = set()
+        found: Candidates = {}
+        present: dict[str, dict[int, int]] = {}
+        for sig_index, start in self.first_lines(block).items():
+            present.setdefault(group_of(self.signatures[sig_index]), {})[sig_index] = start
+        for group, starts in present.items():
+            texts = {sig_index: self.plain_texts(sig_index) for sig_index in starts}
+            if all(texts.values()) and sum(map(len, texts.values())) <= FIND_MAX:
+                for sig_index, start in starts.items():
+                    find_candidates(block, sig_index, texts[sig_index], start, found)
+            else:
+                self.add_candidates(block, group, min(starts.values()), found)
+        return self.confirm(block, found)
+
+    def plain_texts(self, sig_index: int) -> tuple[bytes, ...]:
+        """Return the texts a substring search may look for in place of a signature's prefilter, or ()."""
+        sig = self.signatures[sig_index]
+        return () if sig.ignore_case else literal_texts(sig.pattern)
+
+    def first_lines(self, block: Block) -> dict[int, int]:
+        """Return {signature index: start of the line of its first match} for the signatures that match.
+
+        The database reports each signature once, at its match that ends first, so no line
+        before that one can hold a match of that signature.
+        """
+        first: dict[int, int] = {}
+        data, base, high = block.data, block.start, block.end
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
-            present.add(sig_index)
+            first[sig_index] = line_bounds(data, base + max(end - 1, 0), base, high)[0]
 
-        # A first pass with one event per signature finds the (rare) blocks that hold a hit.
         self.database.scan(block.view(), match_event_handler=on_match, scratch=self.scratch())
-        return self.confirm(block, self.candidate_lines(block)) if present else []
+        return first
 
-    def candidate_lines(self, block: Block) -> dict[tuple[int, int], int]:
-        """Return {(line start, signature index): line stop} for every line where a prefilter matches."""
-        data, base, high = block.data, block.start, block.end
-        found: dict[tuple[int, int], int] = {}
+    def add_candidates(self, block: Block, group: str, low: int, found: Candidates) -> None:
+        """Add {(line start, signature index): line stop} for each line from ``low`` a group prefilter matches."""
+        data, high = block.data, block.end
         last_stop: dict[int, int] = {}
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
-            offset = base + max(end - 1, 0)
+            offset = low + max(end - 1, 0)
             if offset < last_stop.get(sig_index, -1):
                 return  # another match end on a line already taken
-            line_start, line_stop = line_bounds(data, offset, base, high)
+            line_start, line_stop = line_bounds(data, offset, low, high)
             last_stop[sig_index] = line_stop
             found[(line_start, sig_index)] = line_stop
 
-        scratch = getattr(self.local, "every_scratch", None)
-        if scratch is None:
-            scratch = self.local.every_scratch = hyperscan.Scratch(self.every_line())
-        self.every_line().scan(block.view(), match_event_handler=on_match, scratch=scratch)
-        return found
+        view = memoryview(data)[low:high]
+        self.every_line(group).scan(view, match_event_handler=on_match, scratch=self.scratch(group))
 
-    def confirm(self, block: Block, candidates: dict[tuple[int, int], int]) -> list[Hit]:
+    def confirm(self, block: Block, candidates: Candidates) -> list[Hit]:
         """Return the candidates whose normalised line RE2 confirms, in line order."""
         hits = []
         data, base = block.data, block.start
@@ -229,6 +295,29 @@ class Matcher:
             line = normalize_line(text)
             hits.extend(Hit(self.signatures[i], line_index, text) for i in wanted if self.regex(i).search(line))
         return hits
+
+
+def find_candidates(block: Block, sig_index: int, texts: tuple[bytes, ...], low: int, found: Candidates) -> None:
+    """Add {(line start, signature index): line stop} for each line from ``low`` holding one of ``texts``."""
+    data, high = block.data, block.end
+    for text in texts:
+        at = data.find(text, low, high)
+        while at >= 0:
+            line_start, line_stop = line_bounds(data, at + len(text) - 1, low, high)
+            found[(line_start, sig_index)] = line_stop
+            at = data.find(text, line_stop, high)
+
+
+@lru_cache(maxsize=4096)
+def literal_texts(pattern: str) -> tuple[bytes, ...]:
+    """Return the texts Hyperscan searches for a pattern when it searches literal texts alone, else ()."""
+    texts = required_texts(pattern)
+    return tuple(text.encode("utf-8") for text in texts) if texts and min(map(len, texts)) >= LITERAL_FROM else ()
+
+
+def required_texts(pattern: str) -> list[str]:
+    """Return the pattern's set of required texts whose shortest member is longest (every match holds one)."""
+    return max(needles(pattern), key=lambda found: min(map(len, found)), default=[])
 
 
 def split_lines(block: bytes) -> Iterator[tuple[int, bytes]]:
@@ -254,13 +343,15 @@ def line_bounds(data: bytes, offset: int, low: int = 0, high: int | None = None)
     return start, found.start() if found else high
 
 
-def block_database(signatures: tuple[Signature, ...], single: bool = True) -> Any:
-    """Return a Hyperscan database of every signature (one event per signature when ``single``), or None."""
-    if hyperscan is None or not signatures:
+def block_database(signatures: tuple[Signature, ...], single: bool = True, indexes: Iterable[int] | None = None) -> Any:
+    """Return a Hyperscan database of the signatures at ``indexes`` (all by default), each reported
+    under its index (once per scan when ``single``), or None."""
+    chosen = list(range(len(signatures))) if indexes is None else list(indexes)
+    if hyperscan is None or not chosen:
         return None
-    expressions = [prefilter_pattern(sig.pattern).encode("utf-8") for sig in signatures]
+    expressions = [block_expression(signatures[i].pattern).encode("utf-8") for i in chosen]
     base = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_ALLOWEMPTY | (hyperscan.HS_FLAG_SINGLEMATCH if single else 0)
-    flags = [base | (hyperscan.HS_FLAG_CASELESS if sig.ignore_case else 0) for sig in signatures]
+    flags = [base | (hyperscan.HS_FLAG_CASELESS if signatures[i].ignore_case else 0) for i in chosen]
     database = hyperscan.Database()
-    database.compile(expressions=expressions, ids=list(range(len(signatures))), elements=len(signatures), flags=flags)
+    database.compile(expressions=expressions, ids=chosen, elements=len(chosen), flags=flags)
     return database
