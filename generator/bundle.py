@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.records.load import SourceDoc
 from generator.records.model import Catalog, build_catalog
+from generator.records.source import SourceDoc
 
 BUNDLE_DIR = Path(__file__).resolve().parent / "catalog"
 RECORDS_FILE = "records.json"

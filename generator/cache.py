@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 from generator import __version__
 from generator.output import write_atomically
 from generator.paths import SCHEMA_DIR
-from generator.records.load import SourceDoc, discover
 from generator.records.model import Catalog, build_catalog
+from generator.records.source import SourceDoc, discover
 from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Matcher, hyperscan
 

@@ -10,10 +10,7 @@ from generator.records.errors import GeneratorError, Issue, Location, has_errors
 from generator.records.load import (
     MAX_BYTES,
     MAX_NODES,
-    SourceDoc,
     bad_char_message,
-    discover,
-    display_path,
     load_file,
     load_text,
     resolve_plain,
@@ -30,6 +27,7 @@ from generator.records.model import Catalog, Example, PrintedBy, build_printed_b
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
 from generator.records.schema import ENTRY_SCHEMA, enum_form, inline_refs, is_valid_fast, resolve, strict_pattern
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
+from generator.records.source import SourceDoc, discover, display_path
 from generator.records.validate import MAX_MESSAGE, fold, shorten
 
 from .workspace import write_record

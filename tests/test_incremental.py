@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from generator.records.load import SourceDoc
 from generator.records.pipeline import load_catalog
+from generator.records.source import SourceDoc
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from generator.records.load import SourceDoc
 from generator.records.model import Catalog, Signature, build_catalog
 from generator.records.pipeline import load_catalog
+from generator.records.source import SourceDoc
 from generator.signatures import facts, library
 from generator.signatures.library import (
     bumped,

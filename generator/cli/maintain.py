@@ -35,8 +35,8 @@ def validation_files(paths: list[str]) -> list[Path] | None:
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate records and hubs; named files are checked against the whole catalog."""
     from generator.records.errors import has_errors
-    from generator.records.load import SourceDoc
     from generator.records.pipeline import discover, display_path, load_catalog
+    from generator.records.source import SourceDoc
     from generator.site.hubs import HUBS_DIR, load_hubs
 
     files = validation_files(args.paths)

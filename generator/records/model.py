@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
 from generator.records.errors import Location
-from generator.records.load import SourceDoc
 from generator.records.locate import find_mark
+from generator.records.source import SourceDoc
 
 CATEGORY_ORDER = (
     "communication",
@@ -85,9 +86,15 @@ class Entry:
     downstream_of: tuple[str, ...]
     renamed_from: tuple[str, ...]
     signatures: tuple[Signature, ...]
-    data: Mapping[str, Any]
+    raw: Mapping[str, Any] = field(repr=False)  # the record as loaded, never changed; ``data`` is a read-only copy
     path: str
     locs: Mapping[str, tuple[int, int]]
+
+    @cached_property
+    def data(self) -> Mapping[str, Any]:
+        """Return the whole record, read-only (copied on first use: a diagnosis reads only the records it found)."""
+        frozen: Mapping[str, Any] = freeze(self.raw)
+        return frozen
 
     def location(self, pointer: str) -> Location:
         """Return the source location of ``pointer`` in this entry's file."""
@@ -173,7 +180,7 @@ def build_entry(doc: SourceDoc) -> Entry:
         downstream_of=tuple(data.get("downstream_of", ())),
         renamed_from=tuple(data.get("renamed_from", ())),
         signatures=tuple(build_signature(entry_id, i, raw) for i, raw in enumerate(data["signatures"])),
-        data=freeze(data),
+        raw=data,
         path=doc.path,
         locs=doc.value_locs,
     )

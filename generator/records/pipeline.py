@@ -14,8 +14,9 @@ import yaml
 
 from generator.records.errors import Issue, Location, has_errors
 from generator.records.ledger import ledger_issues, read_ledger
-from generator.records.load import SourceDoc, discover, display_path, load_text, read_source
+from generator.records.load import load_text, read_source
 from generator.records.model import Catalog, build_catalog
+from generator.records.source import SourceDoc, discover, display_path
 from generator.records.validate import check_catalog, check_document, collision_issues, published_issues
 
 HEALTHY_DIR = "tests/realworld/benign"

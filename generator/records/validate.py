@@ -20,11 +20,11 @@ from generator.patterns.dialect import (
     signature_matches,
 )
 from generator.records.errors import Issue, Location
-from generator.records.load import SourceDoc
 from generator.records.locate import child_pointer, find_mark, pointer_from_path
 from generator.records.model import Catalog, Entry, Signature
 from generator.records.placeholders import placeholder_issues
 from generator.records.schema import ENTRY_SCHEMA, schema_errors
+from generator.records.source import SourceDoc
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError

@@ -62,7 +62,7 @@ def condition_patterns(catalog: Catalog) -> list[str]:
     """Return every `log:` pattern the records' cause conditions give, each once, sorted."""
     found: set[str] = set()
     for entry in catalog.entries:
-        for cause in entry.data.get("causes", ()):
+        for cause in entry.raw.get("causes", ()):
             conditions = (*cause.get("when", ()), *cause.get("unless", ()))
             found.update(item["log"] for item in conditions if "log" in item)
     return sorted(found)

@@ -13,9 +13,10 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from generator.records.errors import Issue, Location, has_errors
-from generator.records.load import SourceDoc, discover, display_path, load_file
+from generator.records.load import load_file
 from generator.records.locate import find_mark
 from generator.records.model import Catalog, Entry, freeze
+from generator.records.source import SourceDoc, discover, display_path
 from generator.records.validate import check_document
 
 HUB_SCHEMA = "hub.schema.json"

@@ -22,8 +22,8 @@ from mkdocs.structure.files import File, Files
 from generator.cache import load_validated, outputs_key, read_mapping, read_outputs, write_mapping, write_outputs
 from generator.records.errors import GeneratorError, has_errors
 from generator.records.ledger import checked_releases, read_ledger
-from generator.records.load import discover
 from generator.records.pipeline import Loaded, paused_gc
+from generator.records.source import discover
 from generator.site.hubs import Hub, load_hubs
 from generator.site.render import categories, category_path, render_site
 from generator.site.sanitize import UnknownInlineScript, content_key, sanitize, sanitizer_fingerprint, with_csp
