@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import random
 from collections import defaultdict
 from pathlib import Path
 
@@ -220,6 +221,17 @@ def test_line_ends_are_found_first_and_last() -> None:
     assert [last_line_end(b"a\nb\rc", start) for start in (0, 2, 4, 5)] == [4, 4, 4, 5]
     assert last_line_end(b"a\rb\rc", 0) == 4 and last_line_end(b"a\nb\nc", 0) == 4
     assert last_line_end(b"a\rb\nc", 0) == 4 and last_line_end(b"abc", 1) == 1
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_line_ends_agree_with_a_search_of_every_byte(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(2000):
+        chunk = bytes(rng.choice(b"ab\n\r") for _ in range(rng.randrange(12)))
+        ends = [index + 1 for index, byte in enumerate(chunk) if byte in b"\r\n"]
+        assert first_line_end(chunk) == (ends[0] if ends else 0), chunk
+        start = rng.randrange(len(chunk) + 1)
+        assert last_line_end(chunk, start) == max([end for end in ends if end > start] or [start]), (chunk, start)
 
 
 def test_sources_are_opened_or_fail_with_a_reason(tmp_path: Path) -> None:

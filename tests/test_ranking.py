@@ -177,11 +177,12 @@ def test_score(signatures: dict[str, str], expected: float) -> None:
 
 def test_halves_cut_a_big_block_at_a_line_end(monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"aa\nbb\ncc\n"
-    assert dg.halves(10, Block(data, 0, 9)) == [(10, Block(data, 0, 9))]
+    assert dg.halves(10, Block(data, 0, 9)) == [(10, None, Block(data, 0, 9))]
     monkeypatch.setattr(dg, "SPLIT_FROM", 9)
-    assert dg.halves(10, Block(data, 0, 9)) == [(10, Block(data, 0, 6)), (12, Block(data, 6, 9))]
-    assert dg.halves(10, Block(data, 1, 9)) == [(10, Block(data, 1, 9))]
-    assert dg.halves(10, Block(b"abcdefgh\n", 0, 9)) == [(10, Block(b"abcdefgh\n", 0, 9))]
+    head = Block(data, 0, 6)
+    assert dg.halves(10, Block(data, 0, 9)) == [(10, None, head), (10, head, Block(data, 6, 9))]
+    assert dg.halves(10, Block(data, 1, 9)) == [(10, None, Block(data, 1, 9))]
+    assert dg.halves(10, Block(b"abcdefgh\n", 0, 9)) == [(10, None, Block(b"abcdefgh\n", 0, 9))]
 
 
 def test_a_split_scan_gives_the_whole_scan_line_numbers(monkeypatch: pytest.MonkeyPatch) -> None:

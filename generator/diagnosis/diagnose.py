@@ -152,22 +152,27 @@ class Collector:
         halves are scanned by two worker threads while this thread reads the next block
         and counts its lines. Hits are taken in file order; at most two blocks wait.
         """
-        pending: deque[tuple[int, Future[list[Hit]]]] = deque()
+        pending: deque[tuple[int, Block | None, Future[list[Hit]]]] = deque()
         with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
             for first_line, block in blocks(source):
                 if self.observe is not None and not self.findings:
                     self.observe(index, source.name, first_line, block)
-                for line, part in halves(first_line, block):
-                    pending.append((line, pool.submit(self.matcher.scan_block, part)))
+                for line, before, part in halves(first_line, block):
+                    pending.append((line, before, pool.submit(self.matcher.scan_block, part)))
                 while len(pending) > 2 * SCAN_THREADS:
                     self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
             while pending:
                 self.take(index, source, *pending.popleft())
 
-    def take(self, index: int, source: Source, first_line: int, future: Future[list[Hit]]) -> None:
-        """Add the hits of one scanned block."""
-        for hit in future.result():
+    def take(
+        self, index: int, source: Source, first_line: int, before: Block | None, future: Future[list[Hit]]
+    ) -> None:
+        """Add the hits of one scanned part (its lines are counted only when it has a hit)."""
+        hits = future.result()
+        if hits:
+            first_line += before.count(b"\n") if before is not None else 0
+        for hit in hits:
             self.add(index, source, first_line + hit.line_offset, hit)
 
     def add(self, index: int, source: Source, line: int, hit: Hit) -> None:
@@ -207,15 +212,16 @@ def keep_first(kept: Kept, name: str, key: tuple[str, tuple[int, int]], stated: 
         kept[name] = (key, stated)
 
 
-def halves(first_line: int, block: Block) -> list[tuple[int, Block]]:
-    """Return (first line number, part) for a block cut in two when it is big enough."""
+def halves(first_line: int, block: Block) -> list[tuple[int, Block | None, Block]]:
+    """Return (first line of the block, the part's lines before it or None, part) for a block cut
+    in two when it is big enough (the head's lines are counted only if the tail has a hit)."""
     if block.end - block.start < SPLIT_FROM:
-        return [(first_line, block)]
+        return [(first_line, None, block)]
     parts = block.split()
     if len(parts) == 1:
-        return [(first_line, block)]
+        return [(first_line, None, block)]
     head, tail = parts
-    return [(first_line, head), (first_line + head.count(b"\n"), tail)]
+    return [(first_line, None, head), (first_line, head, tail)]
 
 
 def collect(

@@ -146,13 +146,16 @@ LONG_LINE = "a line longer than {} bytes was scanned in overlapping windows"
 
 def first_line_end(chunk: bytes) -> int:
     """Return the index just after the first \\n or \\r in ``chunk``, or 0."""
-    ends = [found for found in (chunk.find(b"\n"), chunk.find(b"\r")) if found >= 0]
+    newline = chunk.find(b"\n")
+    carriage = chunk.find(b"\r", 0, len(chunk) if newline < 0 else newline)  # only before the first \n
+    ends = [found for found in (newline, carriage) if found >= 0]
     return min(ends) + 1 if ends else 0
 
 
 def last_line_end(chunk: bytes, start: int) -> int:
     """Return the index just after the last \\n or \\r at or after ``start``, or ``start``."""
-    return max(chunk.rfind(b"\n", start), chunk.rfind(b"\r", start), start - 1) + 1
+    newline = chunk.rfind(b"\n", start)
+    return max(newline, chunk.rfind(b"\r", max(newline, start)), start - 1) + 1  # a \r only after the last \n
 
 
 def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[tuple[int, Block]]:
