@@ -278,9 +278,12 @@ class Matcher:
         hits = []
         data, base = block.data, block.start
         line, counted = 0, base
+        last_start, text, normal = -1, "", ""
         for (start, sig_index), stop in sorted(candidates.items()):
-            text = data[start:stop].decode("utf-8", "replace")
-            if self.regex(sig_index).search(normalize_line(text)):
+            if start != last_start:  # a line several signatures are candidates on is decoded once
+                last_start, text = start, data[start:stop].decode("utf-8", "replace")
+                normal = normalize_line(text)
+            if self.regex(sig_index).search(normal):
                 line += data.count(b"\n", counted, start)
                 counted = start
                 hits.append(Hit(self.signatures[sig_index], line, text))
