@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from generator.records import schema
 from generator.records.errors import GeneratorError, Issue, Location, has_errors
 from generator.records.load import (
     MAX_BYTES,
@@ -28,7 +29,15 @@ from generator.records.locate import (
 )
 from generator.records.model import Catalog, Example, PrintedBy, build_printed_by, freeze
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
-from generator.records.schema import ENTRY_SCHEMA, enum_form, inline_refs, is_valid_fast, resolve, strict_pattern
+from generator.records.schema import (
+    ENTRY_SCHEMA,
+    enum_form,
+    inline_refs,
+    is_valid_fast,
+    resolve,
+    schema_errors,
+    strict_pattern,
+)
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 from generator.records.validate import MAX_MESSAGE, fold, shorten
 
@@ -431,6 +440,7 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
     properties = {
         "a": {"$ref": "#/$defs/slug"},
         "b": {"$ref": "#/$defs/wrap", "maxLength": 3, "allOf": [{"minLength": 1}]},
+        "d": {"$ref": "#/$defs/slug", "items": {"$ref": "#/$defs/wrap"}},
     }
     schema = {"$defs": defs, "properties": {**properties, "c": {"$ref": "other.json"}}, "l": [{"$ref": "#/$defs/slug"}]}
     slug = {"type": "string", "pattern": "^x$"}
@@ -439,6 +449,7 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
             "a": slug,
             "b": {"maxLength": 3, "allOf": [{"minLength": 1}, slug]},
             "c": {"$ref": "other.json"},
+            "d": {"items": slug, "allOf": [slug]},
         },
         "l": [slug],
     }
@@ -456,6 +467,20 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
         "x": 1,
     }
     assert resolve({"y": 2}, nested) == {"y": 2}
+
+
+def test_a_valid_document_is_accepted_without_the_full_validator(tmp_path: Path, monkeypatch: Any) -> None:
+    write_record(tmp_path, "memory", "widget")
+    data = load_file(tmp_path / "entries" / "memory" / "widget.yaml").data
+    assert [error.message for error in schema_errors(ENTRY_SCHEMA, {**data, "id": "Widget"})] == [
+        "'Widget' does not match '^[a-z0-9]+(-[a-z0-9]+)*$'"
+    ]
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"the full validator of {name} was built for a valid document")
+
+    monkeypatch.setattr(schema, "full_validator", refuse)
+    assert schema_errors(ENTRY_SCHEMA, data) == []
 
 
 def test_a_final_dollar_in_a_schema_pattern_refuses_a_trailing_newline(tmp_path: Path) -> None:
