@@ -499,7 +499,8 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
         "        - from: log\n          url: https://github.com/o/r/issues/1\n"
         "          line: 'Widget exploded after 3 tries'\n          versions: '2.1'\n"
     )
-    write_record(tmp_path, "memory", "widget", extra="renamed_from: [zeta, alpha]\n")
+    links = "renamed_from: [zeta, alpha]\nrelated: [gadget]\ndownstream_of: [gadget]\n"
+    write_record(tmp_path, "memory", "widget", extra=links)
     path = tmp_path / "entries" / "memory" / "widget.yaml"
     text = path.read_text(encoding="utf-8").replace('        - "Widget exploded after 1 tries"\n', f"{example}")
     text = text.replace("tags: [test]", "tags: [test, b-tag]").replace(
@@ -511,6 +512,12 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
     assert loaded.issues == ()
     catalog = loaded.catalog
     widget, gadget = catalog.by_id["widget"], catalog.by_id["gadget"]
+    assert (widget.related, widget.downstream_of, gadget.related, gadget.downstream_of) == (
+        ("gadget",),
+        ("gadget",),
+        (),
+        (),
+    )
     assert widget.signatures[0].examples == (
         Example("[rank3]: Widget exploded after 12 tries"),
         Example("Widget exploded after 3 tries", "log", "https://github.com/o/r/issues/1", "", "2.1", ""),
@@ -532,7 +539,7 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
     assert (widget.tags, widget.renamed_from, widget.related, widget.get("nope", 5)) == (
         ("test", "b-tag"),
         ("zeta", "alpha"),
-        (),
+        ("gadget",),
         5,
     )
     assert str(widget.location("/tags/1")) == "entries/memory/widget.yaml:24:14"
