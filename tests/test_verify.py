@@ -319,6 +319,10 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
     assert (confirmed(sig, good), confirmed(sig, None), confirmed(plain, good)) == (True, False, False)
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.0": "absent"}}) is False
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.2": "present"}}) is False
+    assert confirmed(sig, {"digest": ledger_digest(sig)}) is False
+    (tmp_path / LEDGER_FILE).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / LEDGER_FILE).write_text('{"note": "no signature checked yet"}', encoding="utf-8")
+    assert read_ledger(tmp_path) == {}
     where = "entries/memory/widget.yaml:42:7"
     contradicted = {"1.10": "present", "1.2": "present", "1.0": "present"}
     assert [str(i) for i in ledger_issues(catalog, {})] == [
