@@ -320,9 +320,6 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.0": "absent"}}) is False
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.2": "present"}}) is False
     assert confirmed(sig, {"digest": ledger_digest(sig)}) is False
-    (tmp_path / LEDGER_FILE).parent.mkdir(parents=True, exist_ok=True)
-    (tmp_path / LEDGER_FILE).write_text('{"note": "no signature checked yet"}', encoding="utf-8")
-    assert read_ledger(tmp_path) == {}
     where = "entries/memory/widget.yaml:42:7"
     contradicted = {"1.10": "present", "1.2": "present", "1.0": "present"}
     assert [str(i) for i in ledger_issues(catalog, {})] == [
@@ -348,6 +345,13 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
         "1.0",
     )
     assert version_key("2.10.3rc1") == (2, 10, 3, 1)
+
+
+def test_a_ledger_without_signatures_reads_as_empty(tmp_path: Path) -> None:
+    assert read_ledger(tmp_path) == {}
+    (tmp_path / LEDGER_FILE).parent.mkdir(parents=True)
+    (tmp_path / LEDGER_FILE).write_text('{"note": "no signature checked yet"}', encoding="utf-8")
+    assert read_ledger(tmp_path) == {}
 
 
 def test_a_verified_status_needs_each_signature_checked_and_a_real_line(tmp_path: Path) -> None:
