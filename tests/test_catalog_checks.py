@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from generator.records import schema
 from generator.records.errors import GeneratorError, Issue, Location, has_errors
 from generator.records.load import (
     MAX_BYTES,
@@ -25,7 +26,15 @@ from generator.records.locate import (
 )
 from generator.records.model import Catalog, Example, PrintedBy, build_printed_by, freeze
 from generator.records.pipeline import claimed_id, healthy_logs, load_catalog, published_ids, record_digest
-from generator.records.schema import ENTRY_SCHEMA, enum_form, inline_refs, is_valid_fast, resolve, strict_pattern
+from generator.records.schema import (
+    ENTRY_SCHEMA,
+    enum_form,
+    inline_refs,
+    is_valid_fast,
+    resolve,
+    schema_errors,
+    strict_pattern,
+)
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 from generator.records.source import SourceDoc, discover, display_path
 from generator.records.validate import MAX_MESSAGE, fold, shorten
@@ -429,6 +438,7 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
     properties = {
         "a": {"$ref": "#/$defs/slug"},
         "b": {"$ref": "#/$defs/wrap", "maxLength": 3, "allOf": [{"minLength": 1}]},
+        "d": {"$ref": "#/$defs/slug", "items": {"$ref": "#/$defs/wrap"}},
     }
     schema = {"$defs": defs, "properties": {**properties, "c": {"$ref": "other.json"}}, "l": [{"$ref": "#/$defs/slug"}]}
     slug = {"type": "string", "pattern": "^x$"}
@@ -437,6 +447,7 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
             "a": slug,
             "b": {"maxLength": 3, "allOf": [{"minLength": 1}, slug]},
             "c": {"$ref": "other.json"},
+            "d": {"items": slug, "allOf": [slug]},
         },
         "l": [slug],
     }
@@ -456,6 +467,20 @@ def test_schema_forms_for_the_fast_validator_keep_the_meaning() -> None:
     assert resolve({"y": 2}, nested) == {"y": 2}
 
 
+def test_a_valid_document_is_accepted_without_the_full_validator(tmp_path: Path, monkeypatch: Any) -> None:
+    write_record(tmp_path, "memory", "widget")
+    data = load_file(tmp_path / "entries" / "memory" / "widget.yaml").data
+    assert [error.message for error in schema_errors(ENTRY_SCHEMA, {**data, "id": "Widget"})] == [
+        "'Widget' does not match '^[a-z0-9]+(-[a-z0-9]+)*$'"
+    ]
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"the full validator of {name} was built for a valid document")
+
+    monkeypatch.setattr(schema, "full_validator", refuse)
+    assert schema_errors(ENTRY_SCHEMA, data) == []
+
+
 def test_a_final_dollar_in_a_schema_pattern_refuses_a_trailing_newline(tmp_path: Path) -> None:
     write_record(tmp_path, "memory", "widget")
     path = tmp_path / "entries" / "memory" / "widget.yaml"
@@ -472,7 +497,8 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
         "        - from: log\n          url: https://github.com/o/r/issues/1\n"
         "          line: 'Widget exploded after 3 tries'\n          versions: '2.1'\n"
     )
-    write_record(tmp_path, "memory", "widget", extra="renamed_from: [zeta, alpha]\n")
+    links = "renamed_from: [zeta, alpha]\nrelated: [gadget]\ndownstream_of: [gadget]\n"
+    write_record(tmp_path, "memory", "widget", extra=links)
     path = tmp_path / "entries" / "memory" / "widget.yaml"
     text = path.read_text(encoding="utf-8").replace('        - "Widget exploded after 1 tries"\n', f"{example}")
     text = text.replace("tags: [test]", "tags: [test, b-tag]").replace(
@@ -484,6 +510,12 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
     assert loaded.issues == ()
     catalog = loaded.catalog
     widget, gadget = catalog.by_id["widget"], catalog.by_id["gadget"]
+    assert (widget.related, widget.downstream_of, gadget.related, gadget.downstream_of) == (
+        ("gadget",),
+        ("gadget",),
+        (),
+        (),
+    )
     assert widget.signatures[0].examples == (
         Example("[rank3]: Widget exploded after 12 tries"),
         Example("Widget exploded after 3 tries", "log", "https://github.com/o/r/issues/1", "", "2.1", ""),
@@ -505,7 +537,7 @@ def test_the_model_keeps_examples_flags_groups_and_renames(tmp_path: Path) -> No
     assert (widget.tags, widget.renamed_from, widget.related, widget.get("nope", 5)) == (
         ("test", "b-tag"),
         ("zeta", "alpha"),
-        (),
+        ("gadget",),
         5,
     )
     assert str(widget.location("/tags/1")) == "entries/memory/widget.yaml:24:14"

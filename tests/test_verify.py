@@ -37,6 +37,7 @@ from .workspace import write_record
 ROOT = Path(__file__).resolve().parent.parent
 MESSAGE = b"misc/shmutils.cc:%d NCCL WARN Error: failed to extend %s to %ld bytes"
 RECORD = Path("entries/communication/nccl-shm-exhausted.yaml")
+OOM_RECORD = Path("entries/memory/cuda-out-of-memory.yaml")
 
 
 def wheel(path: Path, members: dict[str, bytes]) -> Path:
@@ -103,19 +104,34 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def shm_signature(root: Path):  # type: ignore[no-untyped-def]
-    catalog = load_catalog([root / "entries"], root).catalog
-    return catalog, next(s for s in catalog.signatures if s.id == "nccl-shm-exhausted-extend")
+@pytest.fixture
+def two_records(tmp_path: Path) -> Path:
+    """A project of the nccl-shm-exhausted and cuda-out-of-memory records with the real ledger beside them."""
+    for record in (RECORD, OOM_RECORD):
+        (tmp_path / record).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / record, tmp_path / record)
+    shutil.copytree(ROOT / "schema", tmp_path / "schema")
+    return tmp_path
 
 
-def test_a_contradicted_claim_is_an_issue_at_the_version(project: Path) -> None:
-    catalog, sig = shm_signature(project)
+@pytest.fixture(scope="module")
+def catalog() -> Catalog:
+    """The project's catalog, loaded once for the tests that only read it (one load per mutant under mutmut)."""
+    return load_catalog([ROOT / "entries"], ROOT).catalog
+
+
+def shm_of(catalog: Catalog):  # type: ignore[no-untyped-def]
+    return next(s for s in catalog.signatures if s.id == "nccl-shm-exhausted-extend")
+
+
+def test_a_contradicted_claim_is_an_issue_at_the_version(catalog: Catalog, tmp_path: Path) -> None:
+    sig = shm_of(catalog)
     archives = {
-        v: wheel(project / f"{v}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(v != "2.18.1")})
+        v: wheel(tmp_path / f"{v}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(v != "2.18.1")})
         for v in sig.printed_by.present
     }
     issues = outcome_issues(catalog, sig, verify_signature(sig, lambda _pkg, version: archives[version]))
-    text = (project / RECORD).read_text(encoding="utf-8").splitlines()
+    text = (ROOT / RECORD).read_text(encoding="utf-8").splitlines()
     line = next(n for n, row in enumerate(text, 1) if "present: [" in row and "2.18.1" in row)
     col = text[line - 1].index("2.18.1") + 1
     expected = (
@@ -125,8 +141,8 @@ def test_a_contradicted_claim_is_an_issue_at_the_version(project: Path) -> None:
     assert [str(i) for i in issues] == [expected]
 
 
-def test_a_failed_download_is_reported_not_raised(project: Path) -> None:
-    catalog, sig = shm_signature(project)
+def test_a_failed_download_is_reported_not_raised(catalog: Catalog) -> None:
+    sig = shm_of(catalog)
 
     def refuse(package: str, version: str) -> Path:
         raise OSError(f"pip could not download {package}=={version}")
@@ -142,7 +158,8 @@ def issue_codes(root: Path) -> list[tuple[str, str]]:
     ]
 
 
-def test_editing_a_checked_signature_makes_its_ledger_entry_stale(project: Path) -> None:
+def test_editing_a_checked_signature_makes_its_ledger_entry_stale(two_records: Path) -> None:
+    project = two_records
     path = project / RECORD
     path.write_text(
         path.read_text(encoding="utf-8").replace("failed to extend \\S+", "failed to extend \\S*"), encoding="utf-8"
@@ -151,15 +168,17 @@ def test_editing_a_checked_signature_makes_its_ledger_entry_stale(project: Path)
     assert issue_codes(project) == [("status.unverified", RECORD.name), ("verify.stale", RECORD.name)]
 
 
-def test_a_ledger_result_that_contradicts_the_claim_fails(project: Path) -> None:
+def test_a_ledger_result_that_contradicts_the_claim_fails(two_records: Path) -> None:
+    project = two_records
     ledger = json.loads((project / LEDGER_FILE).read_text(encoding="utf-8"))
     ledger["signatures"]["nccl-shm-exhausted-extend"]["results"]["2.18.1"] = "absent"
     (project / LEDGER_FILE).write_text(json.dumps(ledger), encoding="utf-8")
     assert issue_codes(project) == [("status.unverified", RECORD.name), ("verify.failed", RECORD.name)]
 
 
-def test_verified_status_needs_a_passing_check_and_a_real_line(project: Path) -> None:
-    path = project / "entries/memory/cuda-out-of-memory.yaml"
+def test_verified_status_needs_a_passing_check_and_a_real_line(two_records: Path) -> None:
+    project = two_records
+    path = project / OOM_RECORD
     path.write_text(path.read_text(encoding="utf-8").replace("status: draft", "status: verified", 1), encoding="utf-8")
     mine = [code for code, name in issue_codes(project) if name == "cuda-out-of-memory.yaml"]
     signatures = len(load_catalog([path], project).catalog.signatures)
@@ -168,8 +187,8 @@ def test_verified_status_needs_a_passing_check_and_a_real_line(project: Path) ->
     assert [name for _, name in issue_codes(project)] == []
 
 
-def test_the_ledger_entry_records_what_was_checked(project: Path) -> None:
-    _, sig = shm_signature(project)
+def test_the_ledger_entry_records_what_was_checked(catalog: Catalog) -> None:
+    sig = shm_of(catalog)
     outcomes = [verify.Outcome("2.16.2", True), verify.Outcome("2.11.4", False), verify.Outcome("2.0", None, "x")]
     entry = ledger_entry(sig, outcomes)
     assert entry["results"] == {"2.16.2": "present", "2.11.4": "absent", "2.0": "unreadable"}
@@ -178,10 +197,10 @@ def test_the_ledger_entry_records_what_was_checked(project: Path) -> None:
     assert json.loads(ledger_text({sig.id: entry}))["signatures"][sig.id] == entry
 
 
-def test_the_committed_ledger_backs_every_claim() -> None:
+def test_the_committed_ledger_backs_every_claim(catalog: Catalog) -> None:
     """Every signature that names where it is printed has a fresh, passing ledger entry (runs offline)."""
-    catalog = load_catalog([ROOT / "entries"], ROOT).catalog
     ledger = read_ledger(ROOT)
+    assert ledger_issues(catalog, ledger) == []
     claims = {sig.id: sig for sig in catalog.signatures if sig.printed_by is not None}
     assert claims, "no signature names where it is printed"
     stale = sorted(sid for sid, sig in claims.items() if ledger.get(sid, {}).get("digest") != ledger_digest(sig))
@@ -204,15 +223,14 @@ def test_verify_offline_reads_the_ledger_and_downloads_nothing(project: Path) ->
     assert "problem(s)" in result.stderr and " 0 problem(s)" in result.stderr
 
 
-def test_each_release_is_fetched_and_read_once_for_every_signature(project: Path) -> None:
-    catalog = load_catalog([project / "entries"], project).catalog
+def test_each_release_is_fetched_and_read_once_for_every_signature(catalog: Catalog, tmp_path: Path) -> None:
     sigs = [s for s in catalog.signatures if s.printed_by is not None and s.printed_by.package == "nvidia-nccl-cu12"]
     versions = sorted({v for s in sigs for v in s.printed_by.present + s.printed_by.absent})
     fetched: list[str] = []
 
     def fetch(_package: str, version: str) -> Path:
         fetched.append(version)
-        return wheel(project / f"{version}-{len(fetched)}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
+        return wheel(tmp_path / f"{version}-{len(fetched)}.whl", {"nvidia/nccl/lib/libnccl.so.2": library(True)})
 
     outcomes = verify.verify_signatures(sigs, fetch)
     assert sorted(fetched) == versions and len(sigs) > 1
@@ -244,11 +262,11 @@ def test_a_local_rebuild_is_not_taken_for_the_release(tmp_path: Path) -> None:
     assert not local_build(tmp_path / "deepspeed-0.19.8.tar.gz")
 
 
-def test_only_backed_claims_count_as_checked_and_releases_sort_by_number(project: Path) -> None:
+def test_only_backed_claims_count_as_checked_and_releases_sort_by_number(catalog: Catalog) -> None:
     from generator.records.ledger import Checked, checked_releases
 
-    catalog, sig = shm_signature(project)
-    ledger = read_ledger(project)
+    sig = shm_of(catalog)
+    ledger = read_ledger(ROOT)
     entry = ledger[sig.id]
     entry["results"] = {**entry["results"], "2.9.9": "present"}
     assert checked_releases(catalog, ledger)[sig.id] == Checked(
@@ -263,11 +281,11 @@ def test_only_backed_claims_count_as_checked_and_releases_sort_by_number(project
     assert sig.id not in checked_releases(catalog, ledger)
 
 
-def test_an_entry_page_says_where_each_fingerprint_was_verified(project: Path) -> None:
+def test_an_entry_page_says_where_each_fingerprint_was_verified(catalog: Catalog) -> None:
     from generator.records.ledger import Checked
     from generator.site.render import render_site
 
-    catalog, sig = shm_signature(project)
+    sig = shm_of(catalog)
     checks = {sig.id: Checked("nvidia-nccl-cu12", "nvidia/nccl/lib/libnccl.so*", ("2.16.2", "2.32.3"), ("2.11.4",))}
     page = next(p for p in render_site(catalog, checks=checks) if p.path == "entries/nccl-shm-exhausted.md")
     text = html.unescape(page.markdown)
@@ -301,6 +319,7 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
     assert (confirmed(sig, good), confirmed(sig, None), confirmed(plain, good)) == (True, False, False)
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.0": "absent"}}) is False
     assert confirmed(sig, {**good, "results": {"1.10": "present", "1.2": "present"}}) is False
+    assert confirmed(sig, {"digest": ledger_digest(sig)}) is False
     where = "entries/memory/widget.yaml:42:7"
     contradicted = {"1.10": "present", "1.2": "present", "1.0": "present"}
     assert [str(i) for i in ledger_issues(catalog, {})] == [
@@ -326,6 +345,13 @@ def test_the_ledger_backs_a_claim_only_when_fresh_and_as_claimed(tmp_path: Path)
         "1.0",
     )
     assert version_key("2.10.3rc1") == (2, 10, 3, 1)
+
+
+def test_a_ledger_without_signatures_reads_as_empty(tmp_path: Path) -> None:
+    assert read_ledger(tmp_path) == {}
+    (tmp_path / LEDGER_FILE).parent.mkdir(parents=True)
+    (tmp_path / LEDGER_FILE).write_text('{"note": "no signature checked yet"}', encoding="utf-8")
+    assert read_ledger(tmp_path) == {}
 
 
 def test_a_verified_status_needs_each_signature_checked_and_a_real_line(tmp_path: Path) -> None:
