@@ -22,19 +22,23 @@ HEADLINE_QUERIES = [
 # Records whose first example line another record's page outranks today: generic import,
 # CUDA-initialisation, hang and NCCL transport lines shared by neighbouring records (lunr weighs
 # shared words, not phrases). 26 of 227 missed before each query word was also searched whole
-# (generator/site/searchfix.py); 13 of 234 miss since.
+# (generator/site/searchfix.py); 13 of 234 missed after that, 16 of 247 now (glibcxx-version-not-found
+# loses to the new glibc record, hf-hub-connection-error and rendezvous-closed-error to neighbours).
 FIRST_EXAMPLE_MISSES = [
     "apex-amp-c-missing",
     "cuda-initialization-error",
     "cuda-invalid-argument",
     "cudnn-not-found",
     "flash-attn-import-error",
+    "glibcxx-version-not-found",
+    "hf-hub-connection-error",
     "host-oom-kill",
     "lightning-checkpoint-missing-state-dict",
     "nccl-aborted-communicator",
     "nccl-collective-hang",
     "nccl-memlock-limit",
     "nccl-roce-gid-index",
+    "rendezvous-closed-error",
     "training-hang-no-error",
     "xid-45-preemptive-cleanup",
 ]
@@ -45,6 +49,8 @@ FIRST_EXAMPLE_MISSES = [
 # dataloader-shm-bus-error before the bus-error record (titled with that line, and listing
 # dataloader-shm-bus-error among its causes) joined the catalog.
 SHORT_QUERIES = [tuple(pair) for pair in json.loads((ROOT / "tests" / "fixtures" / "search-queries.json").read_text())]
-# Known misses, held exactly (none today: every query finds its record first).
-SHORT_QUERY_MISSES: list[str] = []
+# Known misses, held exactly. "no kernel image": lunr drops "no" as a stop word, so the query is
+# "kernel image", which the Triton record titled "device kernel image is invalid" now wins; the
+# expected gpu-arch-not-supported is second.
+SHORT_QUERY_MISSES: list[str] = ["no kernel image"]
 SHORT_QUERY_OUTSIDE_TOP3: list[str] = []
