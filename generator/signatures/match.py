@@ -77,10 +77,8 @@ def block_expression(pattern: str) -> str:
     """Return what Hyperscan searches for a pattern: a wider expression that every line the
     pattern matches also matches (its longest required texts when long enough, else the
     pattern without anchors)."""
-    texts = required_texts(pattern)
-    if texts and min(map(len, texts)) >= LITERAL_FROM:
-        return "|".join(escape_literal(text) for text in texts)
-    return prefilter_pattern(pattern)
+    texts = literal_texts(pattern)
+    return "|".join(escape_literal(text.decode("utf-8")) for text in texts) if texts else prefilter_pattern(pattern)
 
 
 def escape_literal(text: str) -> str:
@@ -161,7 +159,7 @@ class Matcher:
     A block is scanned first by one database that reports each signature once; only when
     something matched is it scanned again for every matching line, by the group of the
     signatures that matched (the few fact and condition patterns, which fire on healthy
-    lines, apart from the records'), from the line of that group's first match on.
+    lines, apart from the records') or by substring search, from the line of the first match on.
     """
 
     def __init__(
