@@ -52,7 +52,8 @@ def matching_signatures(text: str) -> set[str]:
 def test_failure_excerpt_matches_its_record(case) -> None:
     assert case.source.startswith("https://")
     assert case.expect in LOADED.catalog.by_id, f"no record {case.expect}"
-    owners = {sig.entry_id for sig in LOADED.catalog.signatures if sig.id in matching_signatures(case.log)}
+    matched = matching_signatures(case.log)
+    owners = {sig.entry_id for sig in LOADED.catalog.signatures if sig.id in matched}
     assert case.expect in owners
 
 
