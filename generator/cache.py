@@ -160,12 +160,12 @@ def write_mapping(name: str, data: dict[str, str]) -> None:
     replace_cache_bytes(name, json.dumps(data, sort_keys=True).encode())
 
 
-def read_database(key: str, kind: str = "patterns") -> Any:
-    """Return the cached Hyperscan database of one kind (patterns, every_records, every_state) for ``key``, or None."""
+def read_database(key: str) -> Any:
+    """Return the cached Hyperscan database of the diagnosis patterns for ``key``, or None."""
     if hyperscan is None:
         return None
     try:
-        return hyperscan.loadb((cache_dir() / f"{kind}-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        return hyperscan.loadb((cache_dir() / f"patterns-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
     except CACHE_ERRORS:
         return None
 
@@ -231,20 +231,9 @@ def load_for_diagnosis(entries: Path, root: Path) -> tuple[Loaded | None, Catalo
 
 
 def cached_matcher(key: str, catalog: Catalog, keep: bool) -> Matcher:
-    """Return the matcher of a catalog with its compiled databases from the cache (kept there when ``keep``).
-
-    The every-match databases are read only when a scan needs one (a block that matched).
-    """
+    """Return the matcher of a catalog with its compiled database from the cache (kept there when ``keep``)."""
     cached = read_database(key)
-
-    def recall(group: str) -> Any:
-        return read_database(key, f"every_{group}")
-
-    def remember(group: str, database: Any) -> None:
-        if keep:
-            replace_cache_bytes(f"every_{group}-{key}.hs", hyperscan.dumpb(database))
-
-    matcher = Matcher(diagnosis_signatures(catalog), cached, on_compiled=remember, recall=recall)
+    matcher = Matcher(diagnosis_signatures(catalog), cached)
     if cached is None and matcher.database is not None and keep:
         replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
     return matcher

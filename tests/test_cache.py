@@ -52,6 +52,11 @@ def cache_files(root: Path) -> list[str]:
     return sorted(path.name for path in (root / "cache").glob("*"))
 
 
+def cache_bytes(root: Path, name: str) -> bytes:
+    """Return the bytes of one cache file."""
+    return (root / "cache" / name).read_bytes()
+
+
 def test_the_cache_directory_is_the_explicit_one_else_the_xdg_home(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -198,22 +203,17 @@ def test_records_without_a_digest_keep_no_per_record_results(tmp_path: Path) -> 
     assert {"k": catalog} == cache.READ
 
 
-def test_the_compiled_databases_are_kept_beside_valid_records(tmp_path: Path) -> None:
+def test_the_compiled_database_is_kept_beside_valid_records(tmp_path: Path) -> None:
     write_record(tmp_path / "ws", "memory", "widget")
     entries = tmp_path / "ws" / "entries"
     loaded, _, matcher = cache.load_for_diagnosis(entries, tmp_path / "ws")
     key = cache.cache_key(cache.discover([entries]))
-    assert loaded is not None and loaded.ok and matcher.every == {}
+    assert loaded is not None and loaded.ok and matcher.database is not None
     assert [sig.id for sig in matcher.signatures[:1]] == ["widget-exploded"]
     assert len(matcher.signatures) == 1 + len(fact_signatures())  # the minimal record gives no log: condition
     assert cache_files(tmp_path) == [f"checked-{cache.checks_key()}.json", f"patterns-{key}.hs", f"records-{key}.json"]
-    matcher.every_line("records")
-    assert f"every_records-{key}.hs" in cache_files(tmp_path) and f"every_state-{key}.hs" not in cache_files(tmp_path)
-    matcher.every_line("state")
     again, _, recalled = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    assert again is None and recalled.database is not None and recalled.every == {}  # read when a scan needs one
-    assert recalled.every_line("records") is not None and set(recalled.every) == {"records"}
-    assert cache.read_database(key) is not None and cache.read_database(key, "every_state") is not None
+    assert again is None and match.hyperscan.dumpb(recalled.database) == cache_bytes(tmp_path, f"patterns-{key}.hs")
 
 
 def test_databases_of_records_with_errors_are_not_kept(tmp_path: Path) -> None:
@@ -221,8 +221,7 @@ def test_databases_of_records_with_errors_are_not_kept(tmp_path: Path) -> None:
     _, _, catalog = cache.validated_catalog(tmp_path / "ws" / "entries", tmp_path / "ws")
     before = cache_files(tmp_path)
     matcher = cache.cached_matcher("k", catalog, keep=False)
-    matcher.every_line("records")
-    assert matcher.database is not None and matcher.every["records"] is not None and cache_files(tmp_path) == before
+    assert matcher.database is not None and cache_files(tmp_path) == before
 
 
 def test_a_damaged_or_unusable_database_is_a_miss(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -269,27 +268,17 @@ def test_an_outputs_key_changes_with_an_input_path(tmp_path: Path) -> None:
     assert cache.outputs_key("r", [tmp_path / "a.yaml"], "s") != cache.outputs_key("r", [tmp_path / "b.yaml"], "s")
 
 
-def test_recalled_databases_are_not_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_recalled_database_is_not_compiled_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_record(tmp_path / "ws", "memory", "widget")
     entries = tmp_path / "ws" / "entries"
     _, _, matcher = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    for group in match.GROUPS:
-        matcher.every_line(group)
-    key = cache.cache_key(cache.discover([entries]))
     compiled: list[bool] = []
     real = match.block_database
     monkeypatch.setattr(match, "block_database", lambda *args, **kw: compiled.append(True) or real(*args, **kw))
     _, _, recalled = cache.load_for_diagnosis(entries, tmp_path / "ws")
-    for group in match.GROUPS:
-        recalled.every_line(group)
-    assert compiled == []
-    kinds = ("patterns", "every_records", "every_state")
-    stored = {kind: (tmp_path / "cache" / f"{kind}-{key}.hs").read_bytes() for kind in kinds}
-    assert len(set(stored.values())) == 3
-    assert match.hyperscan.dumpb(recalled.database) == stored["patterns"]
-    assert {group: match.hyperscan.dumpb(db) for group, db in recalled.every.items()} == {
-        group: stored[f"every_{group}"] for group in match.GROUPS
-    }
+    assert compiled == [] and match.hyperscan.dumpb(recalled.database) == match.hyperscan.dumpb(matcher.database)
+    block = b"ok\nWidget exploded after 3 tries\n"
+    assert [(h.signature.id, h.line_offset) for h in recalled.scan_block(block)] == [("widget-exploded", 1)]
 
 
 def test_issues_found_after_damaged_recalled_data_keep_their_workspace(tmp_path: Path) -> None:

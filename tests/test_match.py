@@ -25,20 +25,17 @@ HIT = b"[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, red
 OOM = b"[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
 
 
-# Both Hyperscan databases of the whole catalog, compiled once at import: a mutation run forks
+# The Hyperscan databases of the whole catalog, compiled once at import: a mutation run forks
 # a process per mutant after importing the tests, and compiling them takes about a second.
 FAST = Matcher(CATALOG.signatures)
 FACTS = Matcher(diagnosis_signatures(CATALOG))  # with the facts and condition lines, as diagnose scans
-for built in (FAST, FACTS):
-    for group in match.GROUPS:
-        built.every_line(group)
 
 
 @pytest.fixture(params=["hyperscan", "re2-only"])
 def matcher(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Matcher:
     """Return a matcher of every real signature, on the fast path or the slow one."""
     if request.param == "hyperscan":
-        return Matcher(CATALOG.signatures, FAST.database, FAST.every)
+        return Matcher(CATALOG.signatures, FAST.database)
     monkeypatch.setattr(match, "hyperscan", None)
     built = Matcher(CATALOG.signatures)
     assert built.database is None
@@ -187,43 +184,19 @@ def test_line_bounds_stay_within_low_and_high() -> None:
     assert match.line_bounds(b"abcdef", 2, 1, 3) == (1, 3)
 
 
-def test_each_every_match_database_is_recalled_or_compiled_once_and_told() -> None:
-    told: list[tuple[str, object]] = []
-    asked: list[str] = []
-    built = Matcher([signature("^a")], on_compiled=lambda g, db: told.append((g, db)), recall=lambda g: asked.append(g))
-    assert built.every_line("records") is built.every_line("records")
-    assert told == [("records", built.every["records"])] and asked == ["records"]
+def test_a_given_database_is_used_as_is() -> None:
     given = object()
-    recalled = Matcher([signature("^a")], recall=lambda g: given, on_compiled=lambda g, db: told.append((g, db)))
-    assert recalled.every_line("records") is given and len(told) == 1
-    assert Matcher([signature("^a")], every={"records": given}).every_line("records") is given
     assert Matcher([signature("^a")], database=given).database is given
 
 
-def test_a_group_without_signatures_has_no_database() -> None:
-    assert Matcher([signature("^a")]).every_line("state") is None
-
-
-def test_facts_and_conditions_are_scanned_apart_from_the_records() -> None:
+def test_facts_and_records_are_found_on_every_line_in_one_pass() -> None:
     fact = pseudo_signature("fact.nccl", r"NCCL version [0-9.]+", "the nccl a log states")
     built = Matcher([signature("Boom"), fact])
-    assert [match.group_of(sig) for sig in built.signatures] == ["records", "state"]
-    block = b"NCCL version 2.18.1\nok\nBoom\nNCCL version 2.19.3\n"
+    block = b"NCCL version 2.18.1\nok\nBoom\nNCCL version 2.19.3\nBoom\n"
     found = [(h.signature.id, h.line_offset) for h in built.scan_block(block)]
-    assert found == [("fact.nccl", 0), ("s", 2), ("fact.nccl", 3)]
-    only_facts = Matcher([signature("Boom"), fact])
-    assert [h.line_offset for h in only_facts.scan_block(b"NCCL version 2.18.1\nok\n")] == [0]
-    assert "records" not in only_facts.every  # the records' database is not needed for a block of facts
-
-
-def test_lines_before_a_signature_first_match_are_not_scanned_again() -> None:
-    built = Matcher([signature("Boom"), signature("Bang")])
-    block = match.Block.of(b"healthy\nhealthy\nBoom 1\nBang\nBoom 2\n")
-    assert built.first_lines(block) == {0: 16, 1: 23}
-    inner = match.Block(b"x\n" + block.data, 2, 2 + len(block.data))
-    assert built.first_lines(inner) == {0: 18, 1: 25}
-    found = [(h.signature.pattern, h.line_offset) for h in built.scan_block(inner)]
-    assert found == [("Boom", 2), ("Bang", 3), ("Boom", 4)]
+    assert found == [("fact.nccl", 0), ("s", 2), ("fact.nccl", 3), ("s", 4)]
+    inner = match.Block(b"Boom\n" + block, 5, 5 + len(block))  # the bytes before the block are not read
+    assert [(h.signature.id, h.line_offset) for h in built.scan_block(inner)] == found
 
 
 LONG = "Tensors must be CUDA and dense"
@@ -268,7 +241,6 @@ def test_literal_and_regex_signatures_find_every_line_each() -> None:
         ("TENSOR", 3, f"{LONG} again"),
         ("loss [", 4, "loss 1 is nan"),
     ]
-    assert "records" in built.every  # the regex and the case-blind signature needed the database
 
 
 def test_escaped_literals_match_only_themselves() -> None:

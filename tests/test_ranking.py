@@ -15,7 +15,6 @@ from generator.diagnosis.logread import INVALID_UTF8, Source, blocks
 from generator.diagnosis.progress import Hang
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
-from generator.signatures import match
 from generator.signatures.facts import diagnosis_signatures
 from generator.signatures.match import Block, Matcher
 
@@ -23,8 +22,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
 MATCHER = Matcher(CATALOG.signatures)
 # Compiled at import: a mutation run forks a process per mutant after importing the tests.
-for group in match.GROUPS:
-    MATCHER.every_line(group)
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 SIG = "cuda-out-of-memory-allocator"
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
@@ -244,8 +241,6 @@ def test_report_json_shape() -> None:
 
 
 FACTS_MATCHER = Matcher(diagnosis_signatures(CATALOG))
-for group in match.GROUPS:
-    FACTS_MATCHER.every_line(group)
 
 
 def test_the_earliest_stated_version_by_time_is_kept() -> None:

@@ -1,16 +1,16 @@
 """The one definition of "matches": compile signatures once, scan blocks, attribute lines.
 
 A signature matches a line when its RE2 pattern matches the normalised line. Large inputs
-are scanned block by block with Hyperscan (when installed) as an exact-or-wider prefilter;
-every candidate line is then confirmed with RE2 on the normalised line, so the prefilter
-never decides a match on its own.
+are scanned block by block with Hyperscan (when installed) as an exact-or-wider prefilter,
+in one pass that reports every candidate line; each is then confirmed with RE2 on the
+normalised line, so the prefilter never decides a match on its own.
 """
 
 from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -48,7 +48,6 @@ except ImportError:  # pragma: no cover - the RE2 line scanner takes over
 # every candidate line (shorter texts, such as "loss" or "NCCL INFO", would make most
 # healthy lines candidates).
 LITERAL_FROM = 12
-FIND_MAX = 4  # a group's matched signatures with more texts than this are found again by one database pass
 
 ANSI_BYTES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n\r]*(?:\x07|\x1b\\)?|\x1b[@-Z\\-_]")
 LINE_END = re.compile(rb"[\r\n]")
@@ -143,48 +142,27 @@ class Hit:
 
 
 Candidates = dict[tuple[int, int], int]  # {(line start, signature index): line stop}
-Recall = Callable[[str], Any]  # a group's every-match database kept from an earlier run, or None
-Told = Callable[[str, Any], None]  # told a group's every-match database when it is compiled
-GROUPS = ("records", "state")  # the records' signatures; the facts and condition lines of no record
-
-
-def group_of(signature: Signature) -> str:
-    """Return the every-match group of a signature: a record's, or a fact's or condition's."""
-    return "records" if signature.entry_id else "state"
 
 
 class Matcher:
     """Every signature compiled once: RE2 for lines, Hyperscan for blocks when available.
 
-    A block is scanned first by one database that reports each signature once; only when
-    something matched is it scanned again for every matching line, by the group of the
-    signatures that matched (the few fact and condition patterns, which fire on healthy
-    lines, apart from the records') or by substring search, from the line of the first match on.
+    One Hyperscan pass over a block reports every line each signature's prefilter matches.
+    (A first pass that reported each signature once, followed by a pass for the signatures
+    that matched, cost about as much as this single pass for its first part alone: with
+    literal prefilters, healthy lines give few match events.)
     """
 
-    def __init__(
-        self,
-        signatures: Iterable[Signature],
-        database: Any = None,
-        every: dict[str, Any] | None = None,
-        on_compiled: Told | None = None,
-        recall: Recall | None = None,
-    ) -> None:
+    def __init__(self, signatures: Iterable[Signature], database: Any = None) -> None:
         self.signatures = tuple(signatures)
         self.database = database if database is not None else block_database(self.signatures)
         self.local = threading.local()
-        self.every: dict[str, Any] = dict(every or {})
-        self.on_compiled = on_compiled  # told when an every-match database is compiled, so it can be kept
-        self.recall = recall
-        self.lock = threading.Lock()
 
-    def scratch(self, group: str = "") -> Any:
-        """Return this thread's Hyperscan scratch space for one database (one scan at a time may use each)."""
-        name = f"scratch_{group}"
-        scratch = getattr(self.local, name, None)
+    def scratch(self) -> Any:
+        """Return this thread's Hyperscan scratch space (one scan at a time may use it)."""
+        scratch = getattr(self.local, "scratch", None)
         if scratch is None:
-            scratch = hyperscan.Scratch(self.every_line(group) if group else self.database)
-            setattr(self.local, name, scratch)
+            scratch = self.local.scratch = hyperscan.Scratch(self.database)
         return scratch
 
     @property
@@ -197,67 +175,20 @@ class Matcher:
         sig = self.signatures[index]
         return compile_pattern(sig.pattern, sig.ignore_case)
 
-    def every_line(self, group: str) -> Any:
-        """Return the database reporting every match of one group: recalled, or compiled on first use."""
-        with self.lock:  # two scanning threads may both meet their first hit
-            if group not in self.every:
-                self.every[group] = self.recall(group) if self.recall is not None else None
-            if self.every[group] is None:
-                indexes = [i for i, sig in enumerate(self.signatures) if group_of(sig) == group]
-                self.every[group] = block_database(self.signatures, single=False, indexes=indexes)
-                if self.on_compiled is not None:
-                    self.on_compiled(group, self.every[group])
-        return self.every[group]
-
     def scan_block(self, block: Block | bytes) -> list[Hit]:
-        """Return every confirmed hit in a block of whole lines: each line once per signature, in line order.
-
-        The signatures that matched are looked for again, from the line of their first match
-        on: by substring search when Hyperscan searches each of them by a few literal texts
-        alone, else by their group's every-match database (one pass for the whole group).
-        """
+        """Return every confirmed hit in a block of whole lines: each line once per signature, in line order."""
         if isinstance(block, bytes):
             block = Block.of(block)
         if block.contains(b"\x1b"):
             block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
         if self.database is None:
             return self.scan_lines(block.copy(), range(len(self.signatures)))
+        return self.confirm(block, self.candidates(block))
+
+    def candidates(self, block: Block) -> Candidates:
+        """Return {(line start, signature index): line stop} for each line a prefilter matches."""
+        data, low, high = block.data, block.start, block.end
         found: Candidates = {}
-        present: dict[str, dict[int, int]] = {}
-        for sig_index, start in self.first_lines(block).items():
-            present.setdefault(group_of(self.signatures[sig_index]), {})[sig_index] = start
-        for group, starts in present.items():
-            texts = {sig_index: self.plain_texts(sig_index) for sig_index in starts}
-            if all(texts.values()) and sum(map(len, texts.values())) <= FIND_MAX:
-                for sig_index, start in starts.items():
-                    find_candidates(block, sig_index, texts[sig_index], start, found)
-            else:
-                self.add_candidates(block, group, min(starts.values()), found)
-        return self.confirm(block, found)
-
-    def plain_texts(self, sig_index: int) -> tuple[bytes, ...]:
-        """Return the texts a substring search may look for in place of a signature's prefilter, or ()."""
-        sig = self.signatures[sig_index]
-        return () if sig.ignore_case else literal_texts(sig.pattern)
-
-    def first_lines(self, block: Block) -> dict[int, int]:
-        """Return {signature index: start of the line of its first match} for the signatures that match.
-
-        The database reports each signature once, at its match that ends first, so no line
-        before that one can hold a match of that signature.
-        """
-        first: dict[int, int] = {}
-        data, base, high = block.data, block.start, block.end
-
-        def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
-            first[sig_index] = line_bounds(data, base + max(end - 1, 0), base, high)[0]
-
-        self.database.scan(block.view(), match_event_handler=on_match, scratch=self.scratch())
-        return first
-
-    def add_candidates(self, block: Block, group: str, low: int, found: Candidates) -> None:
-        """Add {(line start, signature index): line stop} for each line from ``low`` a group prefilter matches."""
-        data, high = block.data, block.end
         last_stop: dict[int, int] = {}
 
         def on_match(sig_index: int, start: int, end: int, flags: int, context: Any) -> None:
@@ -268,8 +199,8 @@ class Matcher:
             last_stop[sig_index] = line_stop
             found[(line_start, sig_index)] = line_stop
 
-        view = memoryview(data)[low:high]
-        self.every_line(group).scan(view, match_event_handler=on_match, scratch=self.scratch(group))
+        self.database.scan(block.view(), match_event_handler=on_match, scratch=self.scratch())
+        return found
 
     def confirm(self, block: Block, candidates: Candidates) -> list[Hit]:
         """Return the candidates whose normalised line RE2 confirms, in line order."""
@@ -296,17 +227,6 @@ class Matcher:
             line = normalize_line(text)
             hits.extend(Hit(self.signatures[i], line_index, text) for i in wanted if self.regex(i).search(line))
         return hits
-
-
-def find_candidates(block: Block, sig_index: int, texts: tuple[bytes, ...], low: int, found: Candidates) -> None:
-    """Add {(line start, signature index): line stop} for each line from ``low`` holding one of ``texts``."""
-    data, high = block.data, block.end
-    for text in texts:
-        at = data.find(text, low, high)
-        while at >= 0:
-            line_start, line_stop = line_bounds(data, at + len(text) - 1, low, high)
-            found[(line_start, sig_index)] = line_stop
-            at = data.find(text, line_stop, high)
 
 
 @lru_cache(maxsize=4096)
@@ -344,15 +264,13 @@ def line_bounds(data: bytes, offset: int, low: int = 0, high: int | None = None)
     return start, found.start() if found else high
 
 
-def block_database(signatures: tuple[Signature, ...], single: bool = True, indexes: Iterable[int] | None = None) -> Any:
-    """Return a Hyperscan database of the signatures at ``indexes`` (all by default), each reported
-    under its index (once per scan when ``single``), or None."""
-    chosen = list(range(len(signatures))) if indexes is None else list(indexes)
-    if hyperscan is None or not chosen:
+def block_database(signatures: tuple[Signature, ...]) -> Any:
+    """Return a Hyperscan database reporting every match of each signature's prefilter under its index, or None."""
+    if hyperscan is None or not signatures:
         return None
-    expressions = [block_expression(signatures[i].pattern).encode("utf-8") for i in chosen]
-    base = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_ALLOWEMPTY | (hyperscan.HS_FLAG_SINGLEMATCH if single else 0)
-    flags = [base | (hyperscan.HS_FLAG_CASELESS if signatures[i].ignore_case else 0) for i in chosen]
+    expressions = [block_expression(sig.pattern).encode("utf-8") for sig in signatures]
+    base = hyperscan.HS_FLAG_UTF8 | hyperscan.HS_FLAG_ALLOWEMPTY
+    flags = [base | (hyperscan.HS_FLAG_CASELESS if sig.ignore_case else 0) for sig in signatures]
     database = hyperscan.Database()
-    database.compile(expressions=expressions, ids=chosen, elements=len(chosen), flags=flags)
+    database.compile(expressions=expressions, ids=list(range(len(signatures))), elements=len(signatures), flags=flags)
     return database
