@@ -21,9 +21,13 @@ from generator.patterns.translate import needles
 from generator.records.model import Signature
 
 NUMPY_FROM = 1 << 20  # blocks smaller than this are counted by bytes.count
-# numpy counts a byte about twice as fast as bytes.count, but importing it costs about as
-# much as counting 500 MiB: it is imported only once this many bytes were counted.
-NUMPY_AFTER = 512 << 20
+# numpy counts a byte about four times as fast as bytes.count when it compares a slice that
+# stays in the CPU cache (1 MiB: 0.03 s for 256 MiB, against 0.08 s in 16 MiB slices and
+# 0.12 s for bytes.count), and it lets the scanning threads run meanwhile (bytes.count holds
+# the GIL). Importing it costs about 0.07 s, what it saves on about 200 MiB: it is imported
+# only once this many bytes were counted.
+NUMPY_AFTER = 128 << 20
+NUMPY_SLICE = 1 << 20
 counted = [0]  # bytes counted so far in this process (a race between threads only delays numpy)
 
 
@@ -106,9 +110,13 @@ class Block:
         """Return how many times ``needle`` occurs in the block."""
         numpy = numpy_module() if len(needle) == 1 and self.worth_numpy() else None
         if numpy is not None:
-            values = numpy.frombuffer(self.data, numpy.uint8, self.end - self.start, self.start)
-            return int(numpy.count_nonzero(values == needle[0]))
+            return sum(self.count_slice(numpy, at, needle[0]) for at in range(self.start, self.end, NUMPY_SLICE))
         return self.data.count(needle, self.start, self.end)
+
+    def count_slice(self, numpy: Any, at: int, byte: int) -> int:
+        """Return how many times ``byte`` occurs in the NUMPY_SLICE bytes from ``at`` (within the block)."""
+        values = numpy.frombuffer(self.data, numpy.uint8, min(NUMPY_SLICE, self.end - at), at)
+        return int(numpy.count_nonzero(values == byte))
 
     def worth_numpy(self) -> bool:
         """Return True when numpy should count this block: it is large, and numpy's import has paid off."""
