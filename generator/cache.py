@@ -160,12 +160,17 @@ def write_mapping(name: str, data: dict[str, str]) -> None:
     replace_cache_bytes(name, json.dumps(data, sort_keys=True).encode())
 
 
+def database_name(key: str) -> str:
+    """Return the cache file name of the compiled diagnosis patterns for ``key``."""
+    return f"patterns-{key}.hs"
+
+
 def read_database(key: str) -> Any:
     """Return the cached Hyperscan database of the diagnosis patterns for ``key``, or None."""
     if hyperscan is None:
         return None
     try:
-        return hyperscan.loadb((cache_dir() / f"patterns-{key}.hs").read_bytes(), hyperscan.HS_MODE_BLOCK)
+        return hyperscan.loadb((cache_dir() / database_name(key)).read_bytes(), hyperscan.HS_MODE_BLOCK)
     except CACHE_ERRORS:
         return None
 
@@ -235,7 +240,7 @@ def cached_matcher(key: str, catalog: Catalog, keep: bool) -> Matcher:
     cached = read_database(key)
     matcher = Matcher(diagnosis_signatures(catalog), cached)
     if cached is None and matcher.database is not None and keep:
-        replace_cache_bytes(f"patterns-{key}.hs", hyperscan.dumpb(matcher.database))
+        replace_cache_bytes(database_name(key), hyperscan.dumpb(matcher.database))
     return matcher
 
 

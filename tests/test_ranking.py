@@ -20,8 +20,8 @@ from generator.signatures.match import Block, Matcher
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = load_catalog([ROOT / "entries"], ROOT).catalog
-MATCHER = Matcher(CATALOG.signatures)
 # Compiled at import: a mutation run forks a process per mutant after importing the tests.
+MATCHER = Matcher(CATALOG.signatures)
 OOM = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB."
 SIG = "cuda-out-of-memory-allocator"
 IMA = "RuntimeError: CUDA error: an illegal memory access was encountered"
