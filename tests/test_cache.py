@@ -251,9 +251,12 @@ def test_issues_and_recalled_catalogs_keep_their_workspace(tmp_path: Path) -> No
     loaded, _, _ = cache.load_for_diagnosis(tmp_path / "ws" / "entries", tmp_path / "ws")
     assert loaded is not None and [str(issue).split(":")[0] for issue in loaded.issues] == ["entries/memory/index.yaml"]
     write_record(tmp_path / "ok", "memory", "widget")
-    for _ in range(2):
+    paths = []
+    for _ in range(2):  # read from YAML, then recalled from the cache
         _, recalled = cache.load_validated(tmp_path / "ok" / "entries", tmp_path / "ok")
         assert [entry.id for entry in recalled.catalog.entries] == ["widget"]
+        paths += [str(entry.path) for entry in recalled.catalog.entries]
+    assert paths == ["entries/memory/widget.yaml"] * 2
 
 
 def test_keys_with_dashes_replace_only_their_own_kind(tmp_path: Path) -> None:

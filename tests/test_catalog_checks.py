@@ -6,6 +6,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from generator.records import schema
 from generator.records.errors import GeneratorError, Issue, Location, has_errors
 from generator.records.load import (
@@ -37,9 +39,9 @@ from generator.records.schema import (
 )
 from generator.records.search import expansions, fields, listed, search, search_index, terms, texts, tokens
 from generator.records.source import SourceDoc, discover, display_path
-from generator.records.validate import MAX_MESSAGE, fold, shorten
+from generator.records.validate import MAX_MESSAGE, fold, schema_issues, shorten
 
-from .workspace import write_record
+from .workspace import MINIMAL, write_record
 
 
 def issues_of(root: Path) -> list[str]:
@@ -212,6 +214,12 @@ def test_plain_scalars_resolve_by_the_fixed_rules() -> None:
         {"a": None, "b": "7", "c": 7, "d": "7", "e": 1.0},
         ["r.yaml:1:4: error[yaml.tag] /a: explicit tag 'tag:yaml.org,2002:str' is not allowed"],
     )
+    # The non-specific tag `!` leaves a plain scalar to the plain rules, as PyYAML reads it; on a
+    # collection it is refused like any other tag.
+    assert loaded_issues(b"a: ! 5\nb: ! {c: d}\n") == (
+        {"a": 5, "b": None},
+        ["r.yaml:2:4: error[yaml.tag] /b: explicit tag '!' is not allowed"],
+    )
 
 
 def test_load_limits_and_encoding_are_issues_at_their_place() -> None:
@@ -303,6 +311,8 @@ def test_discover_and_display_paths(tmp_path: Path) -> None:
     assert [str(i) for i in missing.issues] == ["gone.yaml: error[file.unreadable] No such file or directory"]
     assert missing.issues[0].location == Location("gone.yaml", 0, 0)
     assert load_file(tmp_path / "b.yaml").data == {"id": "x"}
+    assert load_file(tmp_path / "b.yaml").path == str(tmp_path / "b.yaml")
+    assert load_file(tmp_path / "b.yaml", "b.yaml").path == "b.yaml"
 
 
 def project_workspace(root: Path) -> None:
@@ -345,8 +355,40 @@ def test_project_checks_read_the_healthy_logs_and_published_ids(tmp_path: Path) 
         "schema/published-ids.txt:3:1: error[catalog.missing-published-id] "
         "published id 'old-id' has no record and no successor",
     ]
+    assert [issue.pointer for issue in loaded.issues if issue.code == "catalog.missing-published-id"] == [""]
     assert not loaded.ok
     assert load_catalog([tmp_path / "entries"], tmp_path).ok
+
+
+def collision_lines(root: Path) -> list[str]:
+    """Return the collision issues of the project at root, each as its record and message."""
+    loaded = load_catalog([root / "entries"], root, project=True)
+    return [f"{issue.location.path}: {issue.message}" for issue in loaded.issues if issue.code == "signature.collision"]
+
+
+def test_a_caseless_signature_collides_caselessly_unless_confused_with_is_declared(tmp_path: Path) -> None:
+    write_record(tmp_path, "memory", "widget")
+    write_record(tmp_path, "memory", "gadget")
+    gadget = tmp_path / "entries" / "memory" / "gadget.yaml"
+    text = gadget.read_text(encoding="utf-8").replace('"Widget exploded after', '"WIDGET EXPLODED AFTER')
+    gadget.write_text(
+        text.replace("    strength: specific\n", "    strength: specific\n    flags: [i]\n"), encoding="utf-8"
+    )
+    (tmp_path / "tests" / "realworld" / "benign").mkdir(parents=True)
+    long_line = "widget exploded after 3 tries " + "x" * 200
+    (tmp_path / "tests" / "realworld" / "benign" / "b.yaml").write_text(f"log: |\n  {long_line}\n", encoding="utf-8")
+    assert collision_lines(tmp_path) == [
+        f"entries/memory/gadget.yaml: 'gadget-exploded' matches a healthy log (b.yaml): {long_line[:120]!r}",
+        "entries/memory/gadget.yaml: 'gadget-exploded' matches an example of 'widget-exploded' (widget);"
+        " narrow it or declare confused_with",
+        "entries/memory/widget.yaml: 'widget-exploded' matches an example of 'gadget-exploded' (gadget);"
+        " narrow it or declare confused_with",
+    ]
+    told = "confused_with:\n  - id: widget\n    tell: The gadget says it in capitals.\n"
+    gadget.write_text(gadget.read_text(encoding="utf-8") + told, encoding="utf-8")
+    assert collision_lines(tmp_path) == [
+        f"entries/memory/gadget.yaml: 'gadget-exploded' matches a healthy log (b.yaml): {long_line[:120]!r}"
+    ]
 
 
 def test_checked_records_are_recalled_by_digest_unless_the_catalog_has_an_issue(tmp_path: Path) -> None:
@@ -585,3 +627,35 @@ def test_search_reads_observations_faq_and_nccl_and_averages_over_one_record(tmp
     assert [(e.id, s) for e, s in search(catalog, "quokka", index)] == [("gadget", 0.288)]
     assert [(e.id, s) for e, s in search(catalog, "system", index)] == [("gadget", 0.288)]
     assert [(e.id, s) for e, s in search(catalog, "gadget", index)] == [("gadget", 4.315)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        (
+            'symptoms:\n  - signal: "`Widget exploded` in the log"\n    meaning: The widget ran out of room.\n',
+            "symptoms: []\n",
+            "r.yaml:8:11: error[schema.minItems] /symptoms: [] should be non-empty",
+        ),
+        (
+            '        - "Widget exploded after 1 tries"\n',
+            '        - {from: log, line: "Widget exploded after 1 tries"}\n',
+            "r.yaml:37:11: error[schema.oneOf] /signatures/0/examples/match/1: {'from': 'log', 'line': 'Widget"
+            " exploded after 1 tries'} is not valid under any of the given schemas",
+        ),
+        (
+            "severity: fatal",
+            "severity: 5",
+            "r.yaml:5:11: error[schema.enum] /severity: 5 is not one of 'fatal', 'error', 'warning'",
+        ),
+        (
+            "title: Minimal record\n",
+            "title: Minimal record\nbogus: 1\n",
+            "r.yaml:4:1: error[schema.additionalProperties] /bogus: unknown field 'bogus'",
+        ),
+    ],
+)
+def test_schema_errors_of_each_kind_read_as_written(old: str, new: str, expected: str) -> None:
+    assert MINIMAL.count(old) == 1
+    doc = load_text("r.yaml", MINIMAL.replace(old, new).encode())
+    assert [str(issue) for issue in schema_issues(doc)] == [expected]

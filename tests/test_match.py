@@ -216,6 +216,7 @@ LONG = "Tensors must be CUDA and dense"
     ],
 )
 def test_literal_texts_are_the_required_texts_when_long_enough(pattern: str, expected: tuple[bytes, ...]) -> None:
+    match.literal_texts.cache_clear()  # the catalog compiled at import holds some of these patterns already
     assert match.literal_texts(pattern) == expected
     assert match.block_expression(pattern) == (
         "|".join(match.escape_literal(t.decode()) for t in expected) or match.prefilter_pattern(pattern)
@@ -253,6 +254,28 @@ def test_escaped_literals_match_only_themselves() -> None:
 def escape(text: str) -> str:
     """Return ``text`` as a portable pattern matching it literally."""
     return "".join(f"\\{char}" if char in "\\^$.|?*+()[]{}" else char for char in text)
+
+
+def test_the_required_texts_are_the_set_whose_shortest_text_is_longest() -> None:
+    # "zz " is the set that sorts last, but three letters filter far less than either long text
+    assert match.required_texts("zz (alpha-long-text|beta-long-text)") == ["alpha-long-text", "beta-long-text"]
+    assert match.required_texts("(ab|cdefgh) middle-long-text") == [" middle-long-text"]
+    assert match.required_texts("[0-9]+") == []
+
+
+def test_the_database_compiles_a_prefilter_that_can_match_nothing() -> None:
+    if match.hyperscan is None:
+        pytest.fail("hyperscan is not installed: the fast path is untested")
+    built = Matcher([signature("(x)?")])  # Hyperscan refuses an empty-matching expression without ALLOWEMPTY
+    assert [h.line_offset for h in built.scan_block(b"a\nx\n")] == [0, 1]
+
+
+def test_only_ignore_case_signatures_are_caseless_candidates() -> None:
+    if match.hyperscan is None:
+        pytest.fail("hyperscan is not installed: the fast path is untested")
+    built = Matcher([signature(LONG), signature(LONG.upper(), ignore_case=True)])
+    block = Block.of(f"{LONG.upper()}\n".encode())
+    assert sorted(index for _, index in built.candidates(block)) == [1]
 
 
 def test_no_signatures_no_database() -> None:

@@ -293,3 +293,53 @@ def test_many_small_blocks_keep_file_order_and_report_progress(monkeypatch: pyte
         "files": [{"name": "a.log", "bytes": 2, "problems": []}, {"name": "b.log", "bytes": len(log), "problems": []}],
         "bytes": 2 + len(log),
     }
+
+
+def test_without_timestamps_a_fact_of_an_earlier_file_comes_first() -> None:
+    sources = [
+        Source("a.log", io.BytesIO(b"x\nx\nNCCL version 2.18.1\n")),
+        Source("b.log", io.BytesIO(b"NCCL version 2.19.3\n")),
+    ]
+    report = diagnose(sources, FACTS_MATCHER, CATALOG)
+    assert report.seen.versions["nccl"] == Stated("2.18.1", "a.log", 3)
+
+
+def condition_id(text: str) -> str:
+    """Return the id of the condition pseudo-signature whose pattern holds ``text``."""
+    (found,) = [s.id for s in FACTS_MATCHER.signatures if s.id.startswith("cond.") and text in s.pattern]
+    return found
+
+
+@pytest.mark.parametrize(
+    "line", ["  Getting requirements to build wheel ... error X", "Getting requirements to build wheel "]
+)
+def test_a_condition_line_is_kept_as_written(line: str) -> None:
+    report = diagnose([Source("a.log", io.BytesIO(f"{line}\n".encode()))], FACTS_MATCHER, CATALOG)
+    assert report.seen.lines[condition_id("Getting requirements")] == Stated(line, "a.log", 1)
+
+
+def test_an_evidence_line_is_kept_as_written() -> None:
+    report = diagnose([Source("a.log", io.BytesIO(f"{OOM} X\n".encode()))], MATCHER, CATALOG)
+    assert [e.text for e in report.findings[0].evidence] == [f"{OOM} X"]
+
+
+NCCL_INTERNAL = (
+    "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, "
+    "internal error - please report this issue to the NCCL developers, NCCL version 2.18.1"
+)
+
+
+def test_a_finding_follows_a_cause_two_records_up_its_chain() -> None:
+    # nccl-internal-error is downstream of nccl-remote-error, which is downstream of cuda-out-of-memory
+    assert "cuda-out-of-memory" not in CATALOG.by_id["nccl-internal-error"].downstream_of
+    log = f"{NCCL_INTERNAL}\n{OOM}\n"
+    report = diagnose([Source("a.log", io.BytesIO(log.encode()))], MATCHER, CATALOG)
+    assert [(f.entry.id, f.role) for f in report.findings] == [
+        ("cuda-out-of-memory", "initiating"),
+        ("nccl-internal-error", "downstream"),
+    ]
+
+
+def test_report_json_links_are_relative_without_a_site_url() -> None:
+    report = diagnose([Source("a.log", io.BytesIO(f"{OOM}\n".encode()))], MATCHER, CATALOG)
+    assert [f["url"] for f in dg.report_json(report, 1)["findings"]] == ["entries/cuda-out-of-memory/"]  # type: ignore[index]
