@@ -659,3 +659,69 @@ def test_schema_errors_of_each_kind_read_as_written(old: str, new: str, expected
     assert MINIMAL.count(old) == 1
     doc = load_text("r.yaml", MINIMAL.replace(old, new).encode())
     assert [str(issue) for issue in schema_issues(doc)] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("raw", "data", "issues"),
+    [
+        (b"a: 1\nb: 2\nc: \xff\n", None, [("r.yaml:3:4: error[yaml.encoding] file is not valid UTF-8", "")]),
+        (b"a: [1\n", None, [("r.yaml:2:1: error[yaml.syntax] did not find expected ',' or ']'", "")]),
+        (
+            b"a: \x00\n",
+            None,
+            [("r.yaml:1:1: error[yaml.syntax] unacceptable character #x0000: control characters are not allowed", "")],
+        ),
+        (b"a:\n  1: x\n", {"a": {"1": "x"}}, [("r.yaml:2:3: error[yaml.key-type] /a: key 1 is not a string", "/a")]),
+        (
+            b"a:\n  true: 1\n  2020-01-01: 3\n",
+            {"a": {"True": 1, "2020-01-01": 3}},
+            [("r.yaml:2:3: error[yaml.key-type] /a: key True is not a string", "/a")],
+        ),
+        (
+            b"a:\n  ? [b]\n  : 1\n",
+            {"a": {}},
+            [("r.yaml:2:5: error[yaml.key-type] /a: keys must be plain strings", "/a")],
+        ),
+        (
+            b"a:\n  &k b: 1\n  c: 2\n",
+            {"a": {"b": 1, "c": 2}},
+            [("r.yaml:2:3: error[yaml.anchor] /a: anchors are not allowed in records", "/a")],
+        ),
+    ],
+)
+def test_unreadable_yaml_and_refused_keys_are_located_exactly(
+    raw: bytes, data: Any, issues: list[tuple[str, str]]
+) -> None:
+    doc = load_text("r.yaml", raw)
+    assert (doc.data, [(str(issue), issue.pointer) for issue in doc.issues]) == (data, issues)
+
+
+def test_a_file_over_the_limit_is_read_one_byte_past_it(tmp_path: Path) -> None:
+    path = tmp_path / "big.yaml"
+    path.write_bytes(b"a: " + b"x" * (MAX_BYTES + 5))
+    doc = load_file(path, "big.yaml")
+    assert [(str(issue), issue.pointer) for issue in doc.issues] == [
+        (f"big.yaml:1:1: error[yaml.too-large] file is {MAX_BYTES + 1} bytes; the limit is {MAX_BYTES}", "")
+    ]
+    path.write_bytes(b"a: " + b"x" * (MAX_BYTES - 3))  # exactly the limit
+    assert load_file(path, "big.yaml").issues == []
+
+
+def test_nesting_is_counted_back_after_each_sibling_value() -> None:
+    # /a/b's lists start one level below /a/x: 30 of them stay within the limit, 31 pass it
+    def nested(levels: int) -> bytes:
+        return ("a: {x: 1, b: " + "[" * levels + "]" * levels + "}\n").encode()
+
+    assert load_text("r.yaml", nested(30)).issues == []
+    too_deep = [issue.code for issue in load_text("r.yaml", nested(31)).issues]
+    assert too_deep == ["yaml.too-deep"]
+
+
+def test_aliased_keys_and_extra_documents_are_refused_where_they_are() -> None:
+    assert loaded_issues(b"a:\n  *x : 1\n")[1] == [
+        "r.yaml:2:3: error[yaml.alias] /a: aliases are not allowed in records"
+    ]
+    doc = load_text("r.yaml", b"a: 1\n---\nb: 2\n")
+    assert [(str(issue), issue.pointer) for issue in doc.issues] == [
+        ("r.yaml:2:1: error[yaml.multiple-documents] a record file holds one document", "")
+    ]
