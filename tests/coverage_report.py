@@ -62,7 +62,11 @@ def table(cases: list[CoverageCase], firsts: dict[str, str | None], catalog: Cat
 def main() -> None:
     catalog = load_catalog([ROOT / "entries"], ROOT).catalog
     cases = load_coverage()
-    print("\n".join(table(cases, answers(cases, catalog), catalog)))
+    firsts = answers(cases, catalog)
+    print("\n".join(table(cases, firsts, catalog)))
+    for sample in sorted({case.sample for case in cases}):
+        print(f"\nsample {sample}:")
+        print("\n".join(table([case for case in cases if case.sample == sample], firsts, catalog)))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class CoverageCase:
     label: str
     cause: str | None
     log: str
+    sample: str = "first"  # "heldout-2": the second, held-out sample (new words, built after the records)
 
 
 def load_coverage() -> list[CoverageCase]:
@@ -68,5 +69,6 @@ def load_coverage() -> list[CoverageCase]:
     for path in sorted((CORPUS / "coverage").glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         fields = ("source", "project", "family", "label", "cause", "log")
-        cases.append(CoverageCase(path.stem, *(data.get(name) for name in fields)))
+        sample = data.get("sample", "first")
+        cases.append(CoverageCase(path.stem, *(data.get(name) for name in fields), sample))
     return cases
