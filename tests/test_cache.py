@@ -252,7 +252,8 @@ def test_issues_and_recalled_catalogs_keep_their_workspace(tmp_path: Path) -> No
     assert loaded is not None and [str(issue).split(":")[0] for issue in loaded.issues] == ["entries/memory/index.yaml"]
     write_record(tmp_path / "ok", "memory", "widget")
     paths = []
-    for _ in range(2):  # read from YAML, then recalled from the cache
+    for _ in range(2):  # read from YAML, then recalled from the cache file
+        cache.READ.clear()  # a new process: nothing remembered in memory
         _, recalled = cache.load_validated(tmp_path / "ok" / "entries", tmp_path / "ok")
         assert [entry.id for entry in recalled.catalog.entries] == ["widget"]
         paths += [str(entry.path) for entry in recalled.catalog.entries]

@@ -725,3 +725,17 @@ def test_aliased_keys_and_extra_documents_are_refused_where_they_are() -> None:
     assert [(str(issue), issue.pointer) for issue in doc.issues] == [
         ("r.yaml:2:1: error[yaml.multiple-documents] a record file holds one document", "")
     ]
+
+
+def test_a_pattern_re2_cannot_compile_is_one_located_issue(tmp_path: Path) -> None:
+    write_record(tmp_path, "memory", "widget")
+    path = tmp_path / "entries" / "memory" / "widget.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("after [0-9]+ tries", "a{1001}"), encoding="utf-8")
+    loaded = load_catalog([tmp_path / "entries"], tmp_path)
+    assert [(str(issue), issue.pointer) for issue in loaded.issues] == [
+        (
+            "entries/memory/widget.yaml:31:14: error[signature.dialect] /signatures/0/pattern:"
+            " RE2 cannot compile it: invalid repetition size: {1001}",
+            "/signatures/0/pattern",
+        )
+    ]

@@ -278,6 +278,13 @@ def test_only_ignore_case_signatures_are_caseless_candidates() -> None:
     assert sorted(index for _, index in built.candidates(block)) == [1]
 
 
+def test_a_first_candidate_line_at_byte_one_is_decoded() -> None:
+    if match.hyperscan is None:
+        pytest.fail("hyperscan is not installed: the fast path is untested")
+    built = Matcher([signature(LONG)])
+    assert [(h.line_offset, h.text) for h in built.scan_block(f"\n{LONG}\n".encode())] == [(1, LONG)]
+
+
 def test_no_signatures_no_database() -> None:
     assert match.block_database(()) is None
     assert Matcher([]).scan_block(b"anything\n") == []

@@ -343,3 +343,19 @@ def test_a_finding_follows_a_cause_two_records_up_its_chain() -> None:
 def test_report_json_links_are_relative_without_a_site_url() -> None:
     report = diagnose([Source("a.log", io.BytesIO(f"{OOM}\n".encode()))], MATCHER, CATALOG)
     assert [f["url"] for f in dg.report_json(report, 1)["findings"]] == ["entries/cuda-out-of-memory/"]  # type: ignore[index]
+
+
+def test_a_wrapper_no_record_links_to_a_specific_failure_follows_it() -> None:
+    # no downstream_of chain joins the two: only the wrapper rule makes the replica error follow
+    assert "cuda-out-of-memory" not in dg.upstream_ids(CATALOG.by_id["dataparallel-replica-error"], CATALOG)
+    log = f"RuntimeError: Caught RuntimeError in replica 1 on device 1.\n{OOM}\n"
+    report = diagnose([Source("a.log", io.BytesIO(log.encode()))], MATCHER, CATALOG)
+    assert [(f.entry.id, f.role) for f in report.findings] == [
+        ("cuda-out-of-memory", "initiating"),
+        ("dataparallel-replica-error", "downstream"),
+    ]
+
+
+@pytest.mark.parametrize(("indent", "expected"), [(61, "2024-05-01 12:00:05"), (62, "")])
+def test_a_timestamp_counts_only_within_the_first_80_characters(indent: int, expected: str) -> None:
+    assert dg.timestamp_of(" " * indent + "2024-05-01 12:00:05 boom") == expected
