@@ -26,7 +26,6 @@ HEADLINE_QUERIES = [
 # loses to the new glibc record, hf-hub-connection-error and rendezvous-closed-error to neighbours).
 FIRST_EXAMPLE_MISSES = [
     "apex-amp-c-missing",
-    "cuda-initialization-error",
     "cuda-invalid-argument",
     "cudnn-not-found",
     "flash-attn-import-error",
@@ -38,6 +37,7 @@ FIRST_EXAMPLE_MISSES = [
     "nccl-collective-hang",
     "nccl-memlock-limit",
     "nccl-roce-gid-index",
+    "pip-wheel-build-failed",
     "rendezvous-closed-error",
     "training-hang-no-error",
     "xid-45-preemptive-cleanup",
