@@ -683,6 +683,16 @@ def test_schema_errors_of_each_kind_read_as_written(old: str, new: str, expected
             [("r.yaml:2:5: error[yaml.key-type] /a: keys must be plain strings", "/a")],
         ),
         (
+            b"a: {&k b: 1, c: 2}\n",
+            {"a": {"b": 1, "c": 2}},
+            [("r.yaml:1:5: error[yaml.anchor] /a: anchors are not allowed in records", "/a")],
+        ),
+        (
+            b"a: {!!str b: 1}\n",
+            {"a": {"b": 1}},  # a refused key is kept, so its value is still checked
+            [("r.yaml:1:5: error[yaml.tag] /a: explicit tag 'tag:yaml.org,2002:str' is not allowed", "/a")],
+        ),
+        (
             b"a:\n  &k b: 1\n  c: 2\n",
             {"a": {"b": 1, "c": 2}},
             [("r.yaml:2:3: error[yaml.anchor] /a: anchors are not allowed in records", "/a")],
