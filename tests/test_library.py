@@ -202,3 +202,13 @@ def test_pseudo_signatures_belong_to_no_record_and_conditions_are_found_once(tmp
         facts.pseudo_signature(facts.condition_id("No space left"), "No space left", "a line a cause condition names"),
     )
     assert facts.condition_id("Dry") == "cond." + hashlib.sha256(b"Dry").hexdigest()[:12]
+
+
+def test_a_cause_keeps_its_when_and_unless_conditions() -> None:
+    cause = {"title": "T", "detail": "D", "when": [{"line": "a"}], "unless": [{"line": "b"}, {"record": "r"}]}
+    assert library.cause_item(cause) == {
+        "title": "T",
+        "when": [{"line": "a"}],
+        "unless": [{"line": "b"}, {"record": "r"}],
+    }
+    assert library.cause_item({"title": "T", "detail": "D"}) == {"title": "T"}
