@@ -263,25 +263,26 @@ def test_the_required_texts_are_the_set_whose_shortest_text_is_longest() -> None
     assert match.required_texts("[0-9]+") == []
 
 
-def test_the_database_compiles_a_prefilter_that_can_match_nothing() -> None:
+def hyperscan_matcher(sigs: list[Signature]) -> Matcher:
+    """Return a matcher on the fast path; fail loudly where Hyperscan is missing."""
     if match.hyperscan is None:
         pytest.fail("hyperscan is not installed: the fast path is untested")
-    built = Matcher([signature("(x)?")])  # Hyperscan refuses an empty-matching expression without ALLOWEMPTY
+    return Matcher(sigs)
+
+
+def test_the_database_compiles_a_prefilter_that_can_match_nothing() -> None:
+    built = hyperscan_matcher([signature("(x)?")])  # Hyperscan refuses an empty-matching expression without ALLOWEMPTY
     assert [h.line_offset for h in built.scan_block(b"a\nx\n")] == [0, 1]
 
 
 def test_only_ignore_case_signatures_are_caseless_candidates() -> None:
-    if match.hyperscan is None:
-        pytest.fail("hyperscan is not installed: the fast path is untested")
-    built = Matcher([signature(LONG), signature(LONG.upper(), ignore_case=True)])
+    built = hyperscan_matcher([signature(LONG), signature(LONG.upper(), ignore_case=True)])
     block = Block.of(f"{LONG.upper()}\n".encode())
     assert sorted(index for _, index in built.candidates(block)) == [1]
 
 
 def test_a_first_candidate_line_at_byte_one_is_decoded() -> None:
-    if match.hyperscan is None:
-        pytest.fail("hyperscan is not installed: the fast path is untested")
-    built = Matcher([signature(LONG)])
+    built = hyperscan_matcher([signature(LONG)])
     assert [(h.line_offset, h.text) for h in built.scan_block(f"\n{LONG}\n".encode())] == [(1, LONG)]
 
 

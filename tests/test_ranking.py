@@ -304,7 +304,7 @@ def test_without_timestamps_a_fact_of_an_earlier_file_comes_first() -> None:
     assert report.seen.versions["nccl"] == Stated("2.18.1", "a.log", 3)
 
 
-def condition_id(text: str) -> str:
+def condition_with(text: str) -> str:
     """Return the id of the condition pseudo-signature whose pattern holds ``text``."""
     (found,) = [s.id for s in FACTS_MATCHER.signatures if s.id.startswith("cond.") and text in s.pattern]
     return found
@@ -315,7 +315,7 @@ def condition_id(text: str) -> str:
 )
 def test_a_condition_line_is_kept_as_written(line: str) -> None:
     report = diagnose([Source("a.log", io.BytesIO(f"{line}\n".encode()))], FACTS_MATCHER, CATALOG)
-    assert report.seen.lines[condition_id("Getting requirements")] == Stated(line, "a.log", 1)
+    assert report.seen.lines[condition_with("Getting requirements")] == Stated(line, "a.log", 1)
 
 
 def test_an_evidence_line_is_kept_as_written() -> None:
