@@ -2,8 +2,10 @@
 
 Every real-world case (tests/realworld/failures/) and coverage case (tests/realworld/coverage/)
 whose thread was read carries `cause_title`: the title of the record's cause the thread
-establishes, or null when the thread establishes none. Over the cases with a title whose
-record comes first, this counts those whose first judged cause is that title.
+establishes, or null when the thread establishes none. A thread that establishes a cause the record
+does not list carries `cause_unlisted` (what the thread found) instead: such a case counts as
+labelled and can never be answered right, so a gap in a record's causes shows as a miss. Over the
+cases with a cause whose record comes first, this counts those whose first judged cause is it.
 `python -m tests.cause_report` prints the table; tests/test_causes_corpus.py holds the exact
 set of cases answered right (tests/realworld/cause-first.txt).
 """
@@ -28,6 +30,7 @@ from .realworld import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
 UNREAD = object()  # a case whose thread nobody has read for its cause yet
+UNLISTED = "(not a cause of the record) "  # prefix of a label the record's causes lack
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,8 @@ def load_cause_cases() -> list[CauseCase]:
         for path in sorted((CORPUS / kind).glob("*.yaml")):
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
             title = data.get("cause_title", UNREAD)
+            if "cause_unlisted" in data:
+                title = UNLISTED + data["cause_unlisted"]
             cases.append(CauseCase(f"{kind}/{path.stem}", data.get(key), title, data["log"]))
     return cases
 

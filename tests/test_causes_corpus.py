@@ -13,7 +13,7 @@ import pytest
 
 from generator.records.pipeline import load_catalog
 
-from .cause_report import UNREAD, answers, labelled, load_cause_cases, right_first
+from .cause_report import UNLISTED, UNREAD, answers, labelled, load_cause_cases, right_first
 from .realworld import CORPUS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def expected_first() -> list[str]:
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.cause_title is not UNREAD], ids=lambda c: c.name)
 def test_a_label_names_a_cause_of_the_cases_record(case) -> None:  # type: ignore[no-untyped-def]
-    if case.cause_title is None:
+    if case.cause_title is None or case.cause_title.startswith(UNLISTED):
         return
     assert case.record in CATALOG.by_id, f"{case.name}: labelled, but {case.record} is no record"
     titles = [cause["title"] for cause in CATALOG.by_id[case.record].data["causes"]]
