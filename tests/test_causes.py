@@ -213,6 +213,19 @@ def test_conditions_name_the_evidence_that_decides_them() -> None:
     assert condition({"version": "nccl<2"}, seen, lines) == (None, "")
 
 
+def test_a_host_condition_reads_the_host_of_the_findings_own_nccl_lines() -> None:
+    lines = [
+        ("a.log", 2, "RuntimeError: 3f2a1b4c5d6e:1:2 [0] is not a prefix here"),
+        ("a.log", 7, "[2024-01-01 10:00:00] 3f2a1b4c5d6e:202016:202235 [0] misc/shmutils.cc:88 NCCL WARN x"),
+        ("b.log", 1, "node-a:1:2 [1] NCCL WARN y"),
+    ]
+    docker = {"host": " [0-9a-f]{12} "}
+    assert condition(docker, Seen(), lines) == (True, "a.log:7: host 3f2a1b4c5d6e")
+    assert condition(docker, Seen(), lines[:1] + lines[2:]) == (False, "")
+    assert condition({"host": " node-"}, Seen(), lines) == (True, "b.log:1: host node-a")
+    assert condition(docker, Seen(), []) == (False, "")
+
+
 def test_a_cause_is_ruled_out_only_by_what_the_log_states() -> None:
     seen = Seen(signatures={"s"}, versions={"nccl": Stated("2.18.1", "a.log", 1)})
     causes = [

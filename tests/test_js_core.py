@@ -18,7 +18,7 @@ from generator.diagnosis.explain import cause_texts
 from generator.diagnosis.logread import Source
 from generator.diagnosis.triage import Triage, triage_json, triage_report
 from generator.patterns.dialect import compile_pattern
-from generator.patterns.normalize import normalize_line
+from generator.patterns.normalize import line_host, normalize_line
 from generator.patterns.translate import needles
 from generator.records.pipeline import load_catalog
 from generator.signatures.export import EXPORTERS, ExportOptions
@@ -82,6 +82,7 @@ JUDGE_CAUSES = [
     {"title": "new torch", "when": [{"version": "torch >= 2.2, <2.4"}, {"signature": "sig-a"}]},
     {"title": "cuda 12", "when": [{"version": "cuda==12.1"}, {"line": "cuda"}], "unless": [{"version": "driver<500"}]},
     {"title": "two reasons", "when": [{"record": "rec-b"}, {"signature": "sig-a"}, {"line": "boom"}]},
+    {"title": "docker host", "when": [{"host": " [0-9a-f]{12} "}], "unless": [{"host": " node"}]},
     {"title": "no conditions"},
 ]
 JUDGE_SEEN = [
@@ -90,7 +91,12 @@ JUDGE_SEEN = [
     Seen(set(), set(), {"torch": Stated("2.1", "t.log", 1), "cuda": Stated("12.1.0", "t.log", 3)}),
     Seen(set(), set(), {"torch": Stated("2.4.0", "t.log", 1), "driver": Stated("470.82.01", "d.log", 7)}),
 ]
-JUDGE_LINES = [[], [("t.log", 9, "RuntimeError: boom with cuda " + "x" * 200)]]
+JUDGE_LINES = [
+    [],
+    [("t.log", 9, "RuntimeError: boom with cuda " + "x" * 200)],
+    [("t.log", 4, "3f2a1b4c5d6e:77:88 [1] NCCL WARN boom"), ("t.log", 5, "[rank1]: node2:1:2 [0] NCCL WARN x")],
+    [("t.log", 6, "[2024-01-01 10:00:00] 3f2a1b4c5d6e:77:88 [1] NCCL WARN boom")],
+]
 JUDGE_ITEMS = [(seen, lines) for seen in JUDGE_SEEN for lines in JUDGE_LINES]
 # Patterns the dialect accepts that V8's backtracking RegExp runs in exponential time (issue 21),
 # each on a long line that almost matches; the page's engine is linear, so they just run.
@@ -105,6 +111,16 @@ HOSTILE = [
 def test_python_normalisation_vectors() -> None:
     cases = json.loads(VECTORS.read_text(encoding="utf-8"))["cases"]
     assert [normalize_line(raw) for raw, _ in cases] == [expected for _, expected in cases]
+
+
+def test_python_host_vectors() -> None:
+    hosts = json.loads(VECTORS.read_text(encoding="utf-8"))["hosts"]
+    assert [line_host(raw) for raw, _ in hosts] == [expected for _, expected in hosts]
+
+
+def test_browser_host_vectors(node_results: dict[str, object]) -> None:
+    hosts = json.loads(VECTORS.read_text(encoding="utf-8"))["hosts"]
+    assert node_results["hosts"] == [expected for _, expected in hosts]
 
 
 def python_rankings() -> list[list[dict[str, object]]]:

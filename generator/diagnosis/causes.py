@@ -4,7 +4,10 @@ A cause may say `when` (evidence for it) and `unless` (evidence that rules it ou
 names a signature or a record seen anywhere in the report, a version the log states
 ("nccl<2.13", "torch>=2.2,<2.4"), or a pattern one of the finding's own lines matches
 ("Last error:.*shm"), or a pattern any line of the log matches (`log:`, e.g. a variable's
-setting or a path). Version conditions stay undecided when the log states no version.
+setting or a path), or a pattern the host of one of the finding's own lines matches (`host:`,
+the host of NCCL's "host:pid:tid [dev]" prefix with a space either side, e.g. " [0-9a-f]{12} "
+for a Docker container's default hostname).
+Version conditions stay undecided when the log states no version.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.patterns.dialect import compile_pattern, signature_matches
+from generator.patterns.normalize import line_host
 from generator.signatures.facts import FACT_NAMES, condition_id
 
 VERSION_SPEC = re.compile(r"\s*(nccl|torch|cuda|driver)\s*((?:(?:>=|<=|==|<|>)\s*[0-9]+(?:\.[0-9]+)*\s*,?\s*)+)\Z")
@@ -87,6 +91,19 @@ def line_condition(pattern: str, lines: Sequence[tuple[str, int, str]]) -> tuple
     return True, f"{hit[0]}:{hit[1]}: {hit[2][:REASON_TEXT]}"
 
 
+def host_condition(pattern: str, lines: Sequence[tuple[str, int, str]]) -> tuple[bool | None, str]:
+    """Decide whether the host of one of the finding's lines matches a pattern; say which.
+
+    The pattern sees the host with a space either side (hosts have none), so " name " anchors it.
+    """
+    compiled = compile_pattern(pattern)
+    hosts = ((f, n, line_host(t)) for f, n, t in lines)
+    hit = next(((f, n, host) for f, n, host in hosts if host is not None and compiled.search(f" {host} ")), None)
+    if hit is None:
+        return False, ""
+    return True, f"{hit[0]}:{hit[1]}: host {hit[2][:REASON_TEXT]}"
+
+
 def condition(item: Mapping[str, Any], seen: Seen, lines: Sequence[tuple[str, int, str]]) -> tuple[bool | None, str]:
     """Decide one condition: True, False or None (the log cannot tell), with the deciding evidence."""
     if "signature" in item:
@@ -100,6 +117,8 @@ def condition(item: Mapping[str, Any], seen: Seen, lines: Sequence[tuple[str, in
     if "log" in item:
         stated = seen.lines.get(condition_id(item["log"]))
         return (True, f"{stated.file}:{stated.line}: {stated.value}") if stated else (False, "")
+    if "host" in item:
+        return host_condition(item["host"], lines)
     return line_condition(item["line"], lines)
 
 

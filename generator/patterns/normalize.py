@@ -30,6 +30,9 @@ PREFIX_RE = re.compile(
     re.ASCII,
 )
 
+# The host of NCCL's "host:pid:tid [dev]" prefix (cause conditions `host:` read it).
+HOST_RE = re.compile(r"([\w.-]+):\d+:\d+ \[\d+\]", re.ASCII)
+
 MAX_PREFIXES = 8
 # Exactly the characters both Python and the browser strip from the end of a line.
 TRAILING_SPACE = " \t\r\n\f\v"
@@ -49,6 +52,20 @@ def strip_prefixes(text: str) -> str:
             break
         text = text[match.end() :]
     return text
+
+
+def line_host(line: str) -> str | None:
+    """Return the host a line's NCCL prefix names ("node7:123:456 [0] ..." -> "node7"), or None."""
+    text = strip_ansi(line).lstrip(" \t")
+    for _ in range(MAX_PREFIXES):
+        match = PREFIX_RE.match(text)
+        if match is None or match.end() == 0:
+            return None
+        host = HOST_RE.match(text)
+        if host is not None:
+            return host.group(1)
+        text = text[match.end() :]
+    return None
 
 
 def normalize_line(line: str) -> str:

@@ -162,7 +162,7 @@ def condition_issues(entry: Entry, catalog: Catalog) -> list[Issue]:
         if "signature" in item and item["signature"] not in known:
             message = f"no signature has id {item['signature']!r}"
             found.append(issue(entry, f"{pointer}/signature", "catalog.unknown-signature", message))
-        for key in ("line", "log"):
+        for key in ("line", "log", "host"):
             for problem in dialect_problems(item[key]) if key in item else ():
                 found.append(issue(entry, f"{pointer}/{key}", "signature.dialect", problem))
     return found

@@ -12,6 +12,7 @@ const vectors = JSON.parse(fs.readFileSync(process.argv[4], "utf8"));
 const cases = JSON.parse(fs.readFileSync(process.argv[5], "utf8"));
 
 const normalize = vectors.cases.map(([raw]) => core.normalizeLine(raw));
+const hosts = vectors.hosts.map(([raw]) => core.lineHost(raw));
 const compiled = core.compileLibrary(library);
 const examples = library.signatures.map((sig, i) => ({
   id: sig.id,
@@ -52,4 +53,4 @@ const judged = JSON.parse(fs.readFileSync(process.argv[9], "utf8")).map((item) =
   const seen = { signatures: flags(item.seen.signatures), records: flags(item.seen.records), versions: item.seen.versions, labels, patterns: {} };
   return core.judgeCauses(item.causes, seen, item.lines);
 });
-process.stdout.write(JSON.stringify({ normalize, examples, scanned, hostile, diagnoses, triage, causes, judged }));
+process.stdout.write(JSON.stringify({ normalize, hosts, examples, scanned, hostile, diagnoses, triage, causes, judged }));

@@ -17,6 +17,7 @@
       "|[A-Za-z0-9_.-]+:[0-9]+:[0-9]+ \\[[0-9]+\\]" +
       ")[ \\t]*"
   );
+  var HOST_RE = /^([A-Za-z0-9_.-]+):[0-9]+:[0-9]+ \[[0-9]+\]/;
   var MAX_PREFIXES = 8;
   var TRAILING = /[ \t\r\n\f\v]+$/;
   var TIMESTAMP_RE = /([0-9]{4}-[0-9]{2}-[0-9]{2})[T ]([0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]+)?)/;
@@ -32,6 +33,19 @@
       text = text.slice(m[0].length);
     }
     return text;
+  }
+
+  /* normalize.py's line_host: the host of NCCL's "host:pid:tid [dev]" prefix, or null. */
+  function lineHost(line) {
+    var text = line.replace(ANSI_RE, "").replace(/^[ \t]+/, "");
+    for (var i = 0; i < MAX_PREFIXES; i++) {
+      var m = PREFIX_RE.exec(text);
+      if (!m || m[0].length === 0) return null;
+      var host = HOST_RE.exec(text);
+      if (host) return host[1];
+      text = text.slice(m[0].length);
+    }
+    return null;
   }
 
   function normalizeLine(line) {
@@ -381,6 +395,16 @@
     return [false, ""];
   }
 
+  /* causes.py's host_condition: the pattern sees the host with a space either side. */
+  function hostCondition(pattern, seen, lines) {
+    var re = seen.patterns[pattern] || (seen.patterns[pattern] = engine().compile(pattern, 0));
+    for (var i = 0; i < lines.length; i++) {
+      var host = lineHost(lines[i].text);
+      if (host !== null && re.test(" " + host + " ")) return [true, lines[i].file + ":" + lines[i].line + ": host " + clip(host, REASON_TEXT)];
+    }
+    return [false, ""];
+  }
+
   function condition(item, seen, lines) {
     if ("signature" in item) {
       var sig = !!seen.signatures[item.signature];
@@ -395,6 +419,7 @@
       var logged = seen.lines[item.log];
       return logged ? [true, logged.file + ":" + logged.line + ": " + logged.value] : [false, ""];
     }
+    if ("host" in item) return hostCondition(item.host, seen, lines);
     return lineCondition(item.line, seen, lines);
   }
 
@@ -626,7 +651,7 @@
   }
 
   var api = {
-    normalizeLine: normalizeLine, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
+    normalizeLine: normalizeLine, lineHost: lineHost, timestampOf: timestampOf, Scanner: Scanner, diagnoseTexts: diagnoseTexts,
     compileLibrary: compileLibrary, judgeCauses: judgeCauses, causeLines: causeLines, searchQuery: searchQuery, NeedleSearch: NeedleSearch, Triage: Triage
   };
   root.FailpediaCore = api;
