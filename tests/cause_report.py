@@ -5,7 +5,9 @@ whose thread was read carries `cause_title`: the title of the record's cause the
 establishes, or null when the thread establishes none. A thread that establishes a cause the record
 does not list carries `cause_unlisted` (what the thread found) instead: such a case counts as
 labelled and can never be answered right, so a gap in a record's causes shows as a miss. Over the
-cases with a cause whose record comes first, this counts those whose first judged cause is it.
+cases with a cause whose record comes first, this counts those whose first judged cause is it. A
+failures case whose excerpt shows an earlier failure first (`top`, e.g. the watchdog timeout before
+the aborted communicator it causes) counts its record's own finding, when `top` comes first.
 `python -m tests.cause_report` prints the table; tests/test_causes_corpus.py holds the exact
 set of cases answered right (tests/realworld/cause-first.txt).
 """
@@ -41,6 +43,7 @@ class CauseCase:
     record: str | None
     cause_title: object  # a title, None (thread read, no cause established) or UNREAD
     log: str
+    top: str | None = None  # the record that rightly comes first, when it is not `record`
 
 
 def load_cause_cases() -> list[CauseCase]:
@@ -52,16 +55,22 @@ def load_cause_cases() -> list[CauseCase]:
             title = data.get("cause_title", UNREAD)
             if "cause_unlisted" in data:
                 title = UNLISTED + data["cause_unlisted"]
-            cases.append(CauseCase(f"{kind}/{path.stem}", data.get(key), title, data["log"]))
+            cases.append(CauseCase(f"{kind}/{path.stem}", data.get(key), title, data["log"], data.get("top")))
     return cases
 
 
-def first_cause(log: str, matcher: Matcher, catalog: Catalog) -> tuple[str | None, str | None]:
-    """Return the first finding's record id and the title of its first judged cause."""
-    report = diagnose([Source("log", io.BytesIO(log.encode("utf-8")))], matcher, catalog)
-    if not report.findings:
+def first_cause(case: CauseCase, matcher: Matcher, catalog: Catalog) -> tuple[str | None, str | None]:
+    """Return the first finding's record id and the title of its first judged cause.
+
+    When the case's `top` comes first, the finding of the case's record stands in for it.
+    """
+    report = diagnose([Source("log", io.BytesIO(case.log.encode("utf-8")))], matcher, catalog)
+    findings = report.findings
+    if not findings:
         return None, None
-    finding = report.findings[0]
+    if case.top is not None and findings[0].entry.id == case.top:
+        findings = [f for f in findings if f.entry.id == case.record] or findings
+    finding = findings[0]
     return finding.entry.id, finding.causes[0].title if finding.causes else None
 
 
@@ -73,7 +82,7 @@ def labelled(cases: list[CauseCase]) -> list[CauseCase]:
 def answers(cases: list[CauseCase], catalog: Catalog) -> dict[str, tuple[str | None, str | None]]:
     """Return, per labelled case, the first record and its first cause."""
     matcher = Matcher(diagnosis_signatures(catalog))
-    return {case.name: first_cause(case.log, matcher, catalog) for case in labelled(cases)}
+    return {case.name: first_cause(case, matcher, catalog) for case in labelled(cases)}
 
 
 def right_first(cases: list[CauseCase], firsts: dict[str, tuple[str | None, str | None]]) -> list[str]:
