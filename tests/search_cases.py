@@ -28,11 +28,11 @@ HEADLINE_QUERIES = [
 FIRST_EXAMPLE_MISSES = [
     "apex-amp-c-missing",
     "cuda-invalid-argument",
+    "cuda-unknown-error-init",
     "cudnn-not-found",
     "dependency-version-import-error",
     "flash-attn-import-error",
     "glibcxx-version-not-found",
-    "hf-hub-connection-error",
     "host-oom-kill",
     "lightning-checkpoint-missing-state-dict",
     "nccl-aborted-communicator",
