@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator.diagnosis.diagnose import SPLIT_FROM, diagnose
-from generator.diagnosis.logread import Source, blocks
+from generator.diagnosis.logread import Source, blocks, read_blocks
 from generator.records.pipeline import load_catalog
 from generator.signatures.match import Block, Matcher
 
@@ -246,14 +246,15 @@ def test_cache_gives_the_same_answer_and_survives_damage(tmp_path: Path) -> None
     assert damaged.stdout == cold.stdout and b"Traceback" not in damaged.stderr
 
 
-def test_the_observer_sees_blocks_until_a_finding_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_observer_sees_parts_until_a_finding_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
     from functools import partial
 
     from generator.diagnosis import diagnose as diagnose_module
 
-    monkeypatch.setattr(diagnose_module, "blocks", partial(blocks, block_size=64))
-    data = (OOM + "\n" + "step 1 | loss 2.0\n" * 40).encode()
-    firsts = [first for first, _ in blocks(Source("log", io.BytesIO(data)), block_size=64)]
+    monkeypatch.setattr(diagnose_module, "read_blocks", partial(read_blocks, block_size=64))
+    data = ("step 1 | loss 2.0\n" * 20 + OOM + "\n" + "step 2 | loss 2.0\n" * 40).encode()
+    numbered = list(blocks(Source("log", io.BytesIO(data)), block_size=64))
+    with_oom = next(i for i, (_, block) in enumerate(numbered) if OOM.encode() in block.copy())
     seen: list[int] = []
 
     def observe(index: int, name: str, first: int, block: Block) -> None:
@@ -261,6 +262,5 @@ def test_the_observer_sees_blocks_until_a_finding_is_known(monkeypatch: pytest.M
 
     report = diagnose([Source("log", io.BytesIO(data))], MATCHER, CATALOG, observe=observe)
     assert report.findings[0].entry.id == "cuda-out-of-memory"
-    # The hits of a block are taken once 2 * SCAN_THREADS more blocks wait: until then it is watched.
-    assert len(firsts) > 2 * diagnose_module.SCAN_THREADS + 1
-    assert seen == firsts[: 2 * diagnose_module.SCAN_THREADS + 1]
+    # Every part up to the one holding the first hit is watched, with its first line's number.
+    assert with_oom > 2 and seen == [first for first, _ in numbered[: with_oom + 1]]

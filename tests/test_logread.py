@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from generator.diagnosis import logread
 from generator.diagnosis.logread import (
     EMPTY,
     Source,
@@ -297,3 +298,12 @@ def test_gzipped_blocks_are_bounded_by_the_block_size() -> None:
     source = Source("log", io.BytesIO(gzip.compress(TEXT.encode())))
     sizes = [block.end - block.start for _, block in blocks(source, 32)]
     assert max(sizes) <= 32 + max(len(line) for line in LINES) + 1 and sum(sizes) == len(TEXT)
+
+
+def test_invalid_utf8_is_looked_for_in_the_first_sniff_bytes() -> None:
+    filler = b"ok\n" * (logread.UTF8_SNIFF // 3 + 1)
+    assert read(filler + b"\xff\n")[1] == []  # past the sniffed bytes: only matched lines are checked
+    assert read(b"\xff\n" + filler)[1] == [logread.INVALID_UTF8]
+    cut = b"a" * (logread.UTF8_SNIFF - 1) + "é".encode() + b"\n"  # a character cut by the sniff is valid
+    assert read(cut)[1] == []
+    assert logread.valid_utf8("naïve".encode()) and not logread.valid_utf8(b"na\xefve")

@@ -345,3 +345,26 @@ def test_a_one_character_match_at_a_line_start_is_on_that_line(path: str, monkey
 )
 def test_normalize_strips_leading_prefixes_up_to_eight_and_only_ascii_trailing_space(line: str, expected: str) -> None:
     assert normalize_line(line) == expected
+
+
+@pytest.mark.parametrize("path", ["hyperscan", "re2-only"])
+@pytest.mark.parametrize(
+    "data, start, end",
+    [
+        (b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n\xff warn\n", 0, None),
+        (b"err 1\nx\nerr 2\nWARN\r a warn\nerr 3x\nerr 4\n\xff warn\n", 6, 27),
+        (b"x\ny\nz\n", 0, None),  # no hit: every line is counted after the (empty) confirmation
+        (b"\x1b[31merr 7\x1b[0m\nx\n\x1b]0;title\x07warn\nlast", 0, None),  # escapes are cut, newlines stay
+        (b"no newline at all, warn", 0, None),
+    ],
+)
+def test_scan_counted_gives_the_hits_and_the_blocks_newlines(
+    path: str, data: bytes, start: int, end: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if path == "re2-only":
+        monkeypatch.setattr(match, "hyperscan", None)
+    block = Block(data, start, len(data) if end is None else end)
+    hits, newlines = Matcher(SMALL).scan_counted(block)
+    assert newlines == data.count(b"\n", block.start, block.end)
+    assert [(h.signature.pattern, h.line_offset, h.text) for h in hits] == small_hits(Matcher(SMALL), block)
+    assert hits or b"err" not in block.copy()

@@ -11,7 +11,7 @@ import pytest
 from generator.diagnosis import diagnose as dg
 from generator.diagnosis.causes import Stated
 from generator.diagnosis.diagnose import diagnose
-from generator.diagnosis.logread import INVALID_UTF8, Source, blocks
+from generator.diagnosis.logread import INVALID_UTF8, Source, read_blocks
 from generator.diagnosis.progress import Hang
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.records.pipeline import load_catalog
@@ -174,12 +174,11 @@ def test_score(signatures: dict[str, str], expected: float) -> None:
 
 def test_halves_cut_a_big_block_at_a_line_end(monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"aa\nbb\ncc\n"
-    assert dg.halves(10, Block(data, 0, 9)) == [(10, None, Block(data, 0, 9))]
+    assert dg.halves(Block(data, 0, 9)) == (Block(data, 0, 9),)
     monkeypatch.setattr(dg, "SPLIT_FROM", 9)
-    head = Block(data, 0, 6)
-    assert dg.halves(10, Block(data, 0, 9)) == [(10, None, head), (10, head, Block(data, 6, 9))]
-    assert dg.halves(10, Block(data, 1, 9)) == [(10, None, Block(data, 1, 9))]
-    assert dg.halves(10, Block(b"abcdefgh\n", 0, 9)) == [(10, None, Block(b"abcdefgh\n", 0, 9))]
+    assert dg.halves(Block(data, 0, 9)) == (Block(data, 0, 6), Block(data, 6, 9))
+    assert dg.halves(Block(data, 1, 9)) == (Block(data, 1, 9),)
+    assert dg.halves(Block(b"abcdefgh\n", 0, 9)) == (Block(b"abcdefgh\n", 0, 9),)
 
 
 def test_a_split_scan_gives_the_whole_scan_line_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -278,7 +277,7 @@ def test_a_wrapper_alone_initiates_and_after_a_specific_failure_follows() -> Non
 
 
 def test_many_small_blocks_keep_file_order_and_report_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(dg, "blocks", lambda source: blocks(source, 64))
+    monkeypatch.setattr(dg, "read_blocks", lambda source: read_blocks(source, 64))
     log = "".join(f"step {n}\n" for n in range(30)) + f"{OOM} X \n" + "step\n" * 30 + f"{OOM}\n"
     told: list[tuple[int, int]] = []
     sources = [Source("a.log", io.BytesIO(b"x\n")), Source("b.log", io.BytesIO(log.encode()))]

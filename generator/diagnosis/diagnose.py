@@ -9,7 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from generator.diagnosis.causes import REASON_TEXT, Judged, Seen, Stated, judge_causes
-from generator.diagnosis.logread import INVALID_UTF8, Source, blocks, close_source
+from generator.diagnosis.logread import INVALID_UTF8, Source, close_source, read_blocks
 from generator.diagnosis.progress import Hang, hangs
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.diagnosis.progress import parse as parse_progress
@@ -144,36 +144,37 @@ class Collector:
         self.facts: Kept = {}
         self.logged: Kept = {}  # the first line of each `log:` condition
         self.progress: list[ProgressReport] = []
+        self.line = 1  # the number of the next part's first line in the source being scanned
 
     def scan(self, index: int, source: Source, progress: Progress) -> None:
         """Scan one source, adding its evidence.
 
         Hyperscan releases the GIL while it scans, so each block is cut in two and the
-        halves are scanned by two worker threads while this thread reads the next block
-        and counts its lines. Hits are taken in file order; at most two blocks wait.
+        halves are scanned by two worker threads while this thread reads the next block.
+        Each worker counts its part's lines; parts are taken in file order, which gives every
+        hit its line number. At most two blocks wait.
         """
-        pending: deque[tuple[int, Block | None, Future[list[Hit]]]] = deque()
+        pending: deque[tuple[Block, Future[tuple[list[Hit], int]]]] = deque()
+        self.line = 1
         with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
-            for first_line, block in blocks(source):
-                if self.observe is not None and not self.findings:
-                    self.observe(index, source.name, first_line, block)
-                for line, before, part in halves(first_line, block):
-                    pending.append((line, before, pool.submit(self.matcher.scan_block, part)))
+            for block in read_blocks(source):
+                for part in halves(block):
+                    pending.append((part, pool.submit(self.matcher.scan_counted, part)))
                 while len(pending) > 2 * SCAN_THREADS:
                     self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
             while pending:
                 self.take(index, source, *pending.popleft())
 
-    def take(
-        self, index: int, source: Source, first_line: int, before: Block | None, future: Future[list[Hit]]
-    ) -> None:
-        """Add the hits of one scanned part (its lines are counted only when it has a hit)."""
-        hits = future.result()
-        if hits:
-            first_line += before.count(b"\n") if before is not None else 0
+    def take(self, index: int, source: Source, part: Block, future: Future[tuple[list[Hit], int]]) -> None:
+        """Add the hits of one scanned part and move the line count past it; the observer sees
+        the part first, until a finding is known."""
+        hits, newlines = future.result()
+        if self.observe is not None and not self.findings:
+            self.observe(index, source.name, self.line, part)
         for hit in hits:
-            self.add(index, source, first_line + hit.line_offset, hit)
+            self.add(index, source, self.line + hit.line_offset, hit)
+        self.line += newlines
 
     def add(self, index: int, source: Source, line: int, hit: Hit) -> None:
         """Record one hit (a finding counts each line once and keeps a few)."""
@@ -212,16 +213,9 @@ def keep_first(kept: Kept, name: str, key: tuple[str, tuple[int, int]], stated: 
         kept[name] = (key, stated)
 
 
-def halves(first_line: int, block: Block) -> list[tuple[int, Block | None, Block]]:
-    """Return (first line of the block, the part's lines before it or None, part) for a block cut
-    in two when it is big enough (the head's lines are counted only if the tail has a hit)."""
-    if block.end - block.start < SPLIT_FROM:
-        return [(first_line, None, block)]
-    parts = block.split()
-    if len(parts) == 1:
-        return [(first_line, None, block)]
-    head, tail = parts
-    return [(first_line, None, head), (first_line, head, tail)]
+def halves(block: Block) -> tuple[Block, ...]:
+    """Return the block cut in two for the two scanning threads when it is big enough, else whole."""
+    return block.split() if block.end - block.start >= SPLIT_FROM else (block,)
 
 
 def collect(
@@ -286,8 +280,8 @@ def diagnose(
 ) -> Report:
     """Return the ranked report for the given inputs.
 
-    ``observe`` sees every block read until a finding is known (it watches for the triage of
-    a log nothing matched, so a log that matched is not read twice over).
+    ``observe`` sees every scanned part, in order, until a finding is known (it watches for
+    the triage of a log nothing matched, so a log that matched is not read twice over).
     """
     collector, scanned = collect(sources, matcher, catalog, progress, observe)
     findings = collector.findings

@@ -24,6 +24,7 @@ MAX_DECOMPRESSED = 64 << 30
 GZIP_MAGIC = b"\x1f\x8b"
 EMPTY: BinaryIO = io.BytesIO(b"")
 BINARY_NUL_SHARE = 0.1
+UTF8_SNIFF = 1 << 20  # how much of an input is checked for invalid UTF-8 up front (decoding 16 MiB costs 0.03 s)
 
 
 @dataclass
@@ -131,14 +132,22 @@ INVALID_UTF8 = "contains invalid UTF-8 (shown with replacement characters)"
 
 
 def check_text(source: Source, block: Block, first: bool) -> None:
-    """Note NUL bytes, and invalid UTF-8 in the first block (matched lines are checked too)."""
+    """Note NUL bytes, and invalid UTF-8 in the first UTF8_SNIFF bytes (matched lines are checked too)."""
     if block.contains(b"\x00"):
         source.note("contains NUL bytes (scanned as text)")
-    if first:
-        try:
-            block.copy().decode("utf-8")
-        except UnicodeDecodeError:
-            source.note(INVALID_UTF8)
+    if first and not valid_utf8(block.data[block.start : min(block.end, block.start + UTF8_SNIFF)]):
+        source.note(INVALID_UTF8)
+
+
+def valid_utf8(head: bytes) -> bool:
+    """Return True unless ``head`` holds invalid UTF-8 (a character cut at its end is not invalid)."""
+    if head.isascii():
+        return True
+    try:
+        codecs.utf_8_decode(head, "strict", False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 LONG_LINE = "a line longer than {} bytes was scanned in overlapping windows"
@@ -159,49 +168,55 @@ def last_line_end(chunk: bytes, start: int) -> int:
 
 
 def blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[tuple[int, Block]]:
-    """Yield (first line number, block of whole lines); over-long lines come in windows.
+    """Yield (first line number, block) for each block read_blocks yields."""
+    line_no = 1
+    for block in read_blocks(source, block_size, max_line):
+        yield line_no, block
+        line_no += block.count(b"\n")
+
+
+def read_blocks(source: Source, block_size: int = BLOCK_SIZE, max_line: int = MAX_LINE) -> Iterator[Block]:
+    """Yield blocks of whole lines, in order; over-long lines come in windows.
 
     The bulk of each chunk is yielded in place, without a copy: the partial line carried
-    over from the previous chunk is completed first, as a small block of its own.
+    over from the previous chunk is completed first, as a small block of its own. Lines are
+    not counted here (the scanners count them); a window holds no newline.
     """
     carry = b""
-    line_no = 1
+    first = True
     for chunk in decoded_stream(source, block_size):
         start = 0
         if carry:
             start = first_line_end(chunk)
             if not start:
                 carry += chunk
-                carry = yield from window(source, carry, line_no, max_line)
+                carry = yield from window(source, carry, max_line)
                 continue
-            head = Block.of(carry + chunk[:start])
-            yield line_no, head
-            line_no = checked(source, head, line_no)
+            yield checked(source, Block.of(carry + chunk[:start]), first)
+            first = False
         cut = last_line_end(chunk, start)
         if cut > start:
-            block = Block(chunk, start, cut)
-            yield line_no, block
-            line_no = checked(source, block, line_no)
-        carry = yield from window(source, chunk[cut:], line_no, max_line)
+            yield checked(source, Block(chunk, start, cut), first)
+            first = False
+        carry = yield from window(source, chunk[cut:], max_line)
     if carry:
-        checked(source, Block.of(carry), line_no)
-        yield line_no, Block.of(carry)
+        yield checked(source, Block.of(carry), first)
 
 
-def window(source: Source, carry: bytes, line_no: int, max_line: int) -> Generator[tuple[int, Block], None, bytes]:
+def window(source: Source, carry: bytes, max_line: int) -> Generator[Block, None, bytes]:
     """Yield an unfinished line once it is too long to hold; return what to carry on."""
     if len(carry) <= max_line:
         return carry
     source.note(LONG_LINE.format(max_line))
     check_text(source, Block.of(carry), False)
-    yield line_no, Block.of(carry)
+    yield Block.of(carry)
     return carry[-WINDOW_OVERLAP:]
 
 
-def checked(source: Source, block: Block, line_no: int) -> int:
-    """Check a block's text; return the number of the line after it."""
-    check_text(source, block, line_no == 1)
-    return line_no + block.count(b"\n")
+def checked(source: Source, block: Block, first: bool) -> Block:
+    """Check a block's text (the input's first block for invalid UTF-8 too); return the block."""
+    check_text(source, block, first)
+    return block
 
 
 def open_source(name: str, stdin: BinaryIO | None) -> Source:

@@ -185,13 +185,22 @@ class Matcher:
 
     def scan_block(self, block: Block | bytes) -> list[Hit]:
         """Return every confirmed hit in a block of whole lines: each line once per signature, in line order."""
+        return self.scan_counted(block)[0]
+
+    def scan_counted(self, block: Block | bytes) -> tuple[list[Hit], int]:
+        """Return the block's hits (as scan_block) and how many newlines it holds.
+
+        The lines are counted while the hits are confirmed, so each byte is counted once,
+        in the scanning thread.
+        """
         if isinstance(block, bytes):
             block = Block.of(block)
         if block.contains(b"\x1b"):
-            block = Block.of(ANSI_BYTES.sub(b"", block.copy()))
+            block = Block.of(ANSI_BYTES.sub(b"", block.copy()))  # escape sequences hold no newline
         if self.database is None:
-            return self.scan_lines(block.copy(), range(len(self.signatures)))
-        return self.confirm(block, self.candidates(block))
+            return self.scan_lines(block.copy(), range(len(self.signatures))), block.count(b"\n")
+        hits, line, counted = self.confirm_counted(block, self.candidates(block))
+        return hits, line + Block(block.data, counted, block.end).count(b"\n")
 
     def candidates(self, block: Block) -> Candidates:
         """Return {(line start, signature index): line stop} for each line a prefilter matches."""
@@ -212,6 +221,10 @@ class Matcher:
 
     def confirm(self, block: Block, candidates: Candidates) -> list[Hit]:
         """Return the candidates whose normalised line RE2 confirms, in line order."""
+        return self.confirm_counted(block, candidates)[0]
+
+    def confirm_counted(self, block: Block, candidates: Candidates) -> tuple[list[Hit], int, int]:
+        """Return the confirmed hits, the newlines before the last hit's line, and where counting stopped."""
         hits = []
         data, base = block.data, block.start
         line, counted = 0, base
@@ -224,7 +237,7 @@ class Matcher:
                 line += data.count(b"\n", counted, start)
                 counted = start
                 hits.append(Hit(self.signatures[sig_index], line, text))
-        return hits
+        return hits, line, counted
 
     def scan_lines(self, block: bytes, sig_indexes: Iterable[int]) -> list[Hit]:
         """Return every hit by checking each line with RE2 (the path without Hyperscan)."""
