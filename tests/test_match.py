@@ -368,3 +368,23 @@ def test_scan_counted_gives_the_hits_and_the_blocks_newlines(
     assert newlines == data.count(b"\n", block.start, block.end)
     assert [(h.signature.pattern, h.line_offset, h.text) for h in hits] == small_hits(Matcher(SMALL), block)
     assert hits or b"err" not in block.copy()
+
+
+@pytest.mark.parametrize("numpy_from", [None, 0])
+@pytest.mark.parametrize("granule", [4, 7, 4096])
+def test_line_offsets_count_like_bytes_count(
+    numpy_from: int | None, granule: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The numpy path (per-granule sums, then the offset's own granule) gives bytes.count's answer.
+    if numpy_from is not None:
+        monkeypatch.setattr(match, "NUMPY_FROM", numpy_from)
+        monkeypatch.setattr(match, "NUMPY_AFTER", -1)
+    monkeypatch.setattr(match, "GRANULE", granule)
+    monkeypatch.setattr(match, "NUMPY_SLICE", granule * 3)
+    data = b"ab\n\ncdefghij\nk\n\n\nlmnopqrstuvwxyz\n" * 5 + b"tail"
+    for start, end in [(0, len(data)), (5, len(data) - 2), (13, 60)]:
+        block = Block(data, start, end)
+        starts = [at for at in range(start, end, 3)]
+        lines, total = match.line_offsets(block, starts)
+        assert lines == [data.count(b"\n", start, at) for at in starts]
+        assert total == data.count(b"\n", start, end)

@@ -15,6 +15,7 @@ from generator.cli.common import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, PROGRESS_TH
 from generator.diagnosis.diagnose import diagnose, report_json
 from generator.diagnosis.explain import printable, report_text
 from generator.diagnosis.logread import open_source
+from generator.signatures.match import expect
 
 
 class ProgressBar:
@@ -103,7 +104,9 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     assert matcher is not None
     names = args.logs or ["-"]
     stdin = log_stdin(not args.logs)
-    bar = ProgressBar(input_sizes(names))
+    sizes = input_sizes(names)
+    expect(sum(sizes))
+    bar = ProgressBar(sizes)
     triage = Triage()
     report = diagnose((open_source(name, stdin) for name in names), matcher, catalog, bar, triage.observe)
     bar.finish()

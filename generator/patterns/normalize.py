@@ -70,4 +70,4 @@ def line_host(line: str) -> str | None:
 
 def normalize_line(line: str) -> str:
     """Return the line as patterns see it: no ANSI codes, no prefixes, no trailing space."""
-    return strip_prefixes(strip_ansi(line)).rstrip(TRAILING_SPACE)
+    return strip_prefixes(strip_ansi(line) if "\x1b" in line else line).rstrip(TRAILING_SPACE)
