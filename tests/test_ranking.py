@@ -303,6 +303,28 @@ def test_without_timestamps_a_fact_of_an_earlier_file_comes_first() -> None:
     assert report.seen.versions["nccl"] == Stated("2.18.1", "a.log", 3)
 
 
+def test_within_one_part_the_fact_kept_is_the_earliest_by_time() -> None:
+    # The scan threads keep one line per fact and condition of each part: the earliest by time,
+    # also when it comes after a later-stamped copy; watchdog progress lines are all kept.
+    progress = "[Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE)"
+    log = (
+        "2024-05-01 12:00:09 NCCL version 2.19.3\n"
+        "2024-05-01 12:00:01 NCCL version 2.18.1\n"
+        "NCCL version 2.20.5\n"
+        f"2024-05-01 12:00:05 {progress}\n"
+        f"2024-05-01 12:00:06 {progress.replace('Rank 1', 'Rank 2')}\n"
+        f"{OOM}\n"
+    ).encode()
+    hits, newlines = FACTS_MATCHER.scan_counted(log)
+    kept = dg.earliest_statements(hits)
+    assert newlines == 6 and [h.line_offset for h in kept] == sorted(h.line_offset for h in kept)
+    assert [(h.signature.id, h.line_offset) for h in kept if h.signature.id == "fact.nccl"] == [("fact.nccl", 1)]
+    assert [h.line_offset for h in kept if h.signature.id == "fact.timeout"] == [3, 4]
+    assert {h.line_offset for h in hits if h.signature.entry_id} == {h.line_offset for h in kept if h.signature.entry_id}
+    report = diagnose([Source("a.log", io.BytesIO(log))], FACTS_MATCHER, CATALOG)
+    assert report.seen.versions["nccl"] == Stated("2.18.1", "a.log", 2)
+
+
 def condition_with(text: str) -> str:
     """Return the id of the condition pseudo-signature whose pattern holds ``text``."""
     (found,) = [s.id for s in FACTS_MATCHER.signatures if s.id.startswith("cond.") and text in s.pattern]

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from generator.diagnosis.causes import REASON_TEXT, Judged, Seen, Stated, judge_causes
 from generator.diagnosis.logread import INVALID_UTF8, Source, close_source, read_blocks
-from generator.diagnosis.progress import Hang, hangs
+from generator.diagnosis.progress import PROGRESS_IDS, Hang, hangs
 from generator.diagnosis.progress import Report as ProgressReport
 from generator.diagnosis.progress import parse as parse_progress
 from generator.records.model import Catalog, Entry
@@ -159,12 +159,18 @@ class Collector:
         with ThreadPoolExecutor(max_workers=SCAN_THREADS) as pool:
             for block in read_blocks(source):
                 for part in halves(block):
-                    pending.append((part, pool.submit(self.matcher.scan_counted, part)))
+                    pending.append((part, pool.submit(self.scan_part, part)))
                 while len(pending) > 2 * SCAN_THREADS:
                     self.take(index, source, *pending.popleft())
                 progress(index, source.bytes_read)
             while pending:
                 self.take(index, source, *pending.popleft())
+
+    def scan_part(self, part: Block) -> tuple[list[Hit], int]:
+        """Scan one part (in a worker thread): its hits, with only the earliest line by time of
+        each fact and condition (the only one state keeps), and its newline count."""
+        hits, newlines = self.matcher.scan_counted(part)
+        return earliest_statements(hits), newlines
 
     def take(self, index: int, source: Source, part: Block, future: Future[tuple[list[Hit], int]]) -> None:
         """Add the hits of one scanned part and move the line count past it; the observer sees
@@ -205,6 +211,29 @@ class Collector:
             return
         name, value = fact
         keep_first(self.facts, name, key, Stated(value, source.name, line))
+
+
+def earliest_statements(hits: list[Hit]) -> list[Hit]:
+    """Return the hits of one part, in line order, keeping of each fact or condition signature
+    only its earliest line by time (timestamp, then position): the one keep_first would keep.
+    Records' hits and watchdog progress lines are all kept.
+
+    A healthy log repeats such lines (NCCL INFO version lines on every rank), and each hit
+    handed to the reading thread costs it Python time that the scan threads wait on.
+    """
+    kept: list[Hit] = []
+    earliest: dict[str, tuple[tuple[str, int], Hit]] = {}
+    for hit in hits:
+        sig_id = hit.signature.id
+        if hit.signature.entry_id or sig_id in PROGRESS_IDS:
+            kept.append(hit)
+            continue
+        key = (timestamp_of(hit.text) or "~", hit.line_offset)
+        if sig_id not in earliest or key < earliest[sig_id][0]:
+            earliest[sig_id] = (key, hit)
+    if not earliest:
+        return kept
+    return sorted(kept + [hit for _, hit in earliest.values()], key=lambda hit: hit.line_offset)
 
 
 def keep_first(kept: Kept, name: str, key: tuple[str, tuple[int, int]], stated: Stated) -> None:

@@ -18,6 +18,7 @@ from generator.signatures.facts import FACT_PREFIX
 
 PROGRESS_ID = f"{FACT_PREFIX}progress"
 TIMEOUT_ID = f"{FACT_PREFIX}timeout"
+PROGRESS_IDS = frozenset({PROGRESS_ID, TIMEOUT_ID})  # every such line counts, not only the first
 ENQUEUED_RE = re.compile(r"last enqueued (?:NCCL )?work: (-?[0-9]+), last completed (?:NCCL )?work: (-?[0-9]+)")
 SEQ_RE = re.compile(r"WorkNCCL\(SeqNum=([0-9]+)")
 PG_RE = re.compile(r"\[PG (?:ID )?([0-9]+)")
