@@ -320,7 +320,8 @@ def test_within_one_part_the_fact_kept_is_the_earliest_by_time() -> None:
     assert newlines == 6 and [h.line_offset for h in kept] == sorted(h.line_offset for h in kept)
     assert [(h.signature.id, h.line_offset) for h in kept if h.signature.id == "fact.nccl"] == [("fact.nccl", 1)]
     assert [h.line_offset for h in kept if h.signature.id == "fact.timeout"] == [3, 4]
-    assert {h.line_offset for h in hits if h.signature.entry_id} == {h.line_offset for h in kept if h.signature.entry_id}
+    records = {h.line_offset for h in hits if h.signature.entry_id}
+    assert records == {h.line_offset for h in kept if h.signature.entry_id}
     report = diagnose([Source("a.log", io.BytesIO(log))], FACTS_MATCHER, CATALOG)
     assert report.seen.versions["nccl"] == Stated("2.18.1", "a.log", 2)
 

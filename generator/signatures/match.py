@@ -289,7 +289,8 @@ def granule_prefix(numpy: Any, block: Block) -> list[int]:
         values = numpy.frombuffer(block.data, numpy.uint8, size, block.start + at)
         numpy.equal(values, 10, out=found[:size])
         sums.append(found[:size].view(numpy.uint8).reshape(-1, GRANULE).sum(axis=1, dtype=numpy.int64))
-    return numpy.cumsum(numpy.concatenate(sums)).tolist()
+    before: list[int] = numpy.cumsum(numpy.concatenate(sums)).tolist()
+    return before
 
 
 def newline_buffer(numpy: Any) -> Any:
