@@ -40,7 +40,7 @@ def test_case_is_a_labelled_thread_excerpt(case) -> None:  # type: ignore[no-unt
     assert SLUG.match(case.label)
     assert case.cause is None or len(case.cause) > 10
     assert 1 <= len(case.log.strip().splitlines()) <= 60
-    assert case.sample in ("first", "heldout-2", "heldout-3")
+    assert case.sample in ("first", "heldout-2", "heldout-3", "heldout-4")
 
 
 def test_every_thread_is_sampled_once() -> None:
