@@ -32,7 +32,7 @@ NUMPY_SLICE = 1 << 20
 GRANULE = 4096  # numpy counts newlines per this many bytes; a hit's own granule is counted by bytes.count
 counted = [0]  # bytes counted so far in this process (a race between threads only delays numpy)
 expected = [0]  # bytes the caller said it will scan (see expect)
-buffers = threading.local()  # each scanning thread's numpy scratch (newline_buffer)
+buffers = threading.local()  # each thread's numpy scratch (compare_buffer)
 
 
 def expect(size: int) -> None:
@@ -124,8 +124,10 @@ class Block:
 
     def count_slice(self, numpy: Any, at: int, byte: int) -> int:
         """Return how many times ``byte`` occurs in the NUMPY_SLICE bytes from ``at`` (within the block)."""
-        values = numpy.frombuffer(self.data, numpy.uint8, min(NUMPY_SLICE, self.end - at), at)
-        return int(numpy.count_nonzero(values == byte))
+        size = min(NUMPY_SLICE, self.end - at)
+        found = compare_buffer(numpy)[:size]
+        numpy.equal(numpy.frombuffer(self.data, numpy.uint8, size, at), byte, out=found)
+        return int(numpy.count_nonzero(found))
 
     def worth_numpy(self) -> bool:
         """Return True when numpy should count this block: it is large, and numpy's import has
@@ -283,7 +285,7 @@ def granule_prefix(numpy: Any, block: Block) -> list[int]:
     """Return the newlines before each whole GRANULE of the block (and after the last one)."""
     whole = (block.end - block.start) // GRANULE * GRANULE
     sums = [numpy.zeros(1, numpy.int64)]
-    found = newline_buffer(numpy)
+    found = compare_buffer(numpy)
     for at in range(0, whole, NUMPY_SLICE):
         size = min(NUMPY_SLICE, whole - at)
         values = numpy.frombuffer(block.data, numpy.uint8, size, block.start + at)
@@ -293,12 +295,12 @@ def granule_prefix(numpy: Any, block: Block) -> list[int]:
     return before
 
 
-def newline_buffer(numpy: Any) -> Any:
-    """Return this thread's NUMPY_SLICE booleans to compare into (a fresh array per slice
-    cost a page fault per 4 KiB, 0.2 s of system time per GiB)."""
-    found = getattr(buffers, "newlines", None)
+def compare_buffer(numpy: Any) -> Any:
+    """Return this thread's NUMPY_SLICE booleans to compare a slice into (a fresh array per
+    slice cost a page fault per 4 KiB, 0.2 s of system time per GiB)."""
+    found = getattr(buffers, "compared", None)
     if found is None or len(found) < NUMPY_SLICE:
-        found = buffers.newlines = numpy.empty(NUMPY_SLICE, numpy.bool_)
+        found = buffers.compared = numpy.empty(NUMPY_SLICE, numpy.bool_)
     return found
 
 
